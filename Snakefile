@@ -1,0 +1,27 @@
+# itmbench: one DAG regenerating five image-text matching evaluation papers.
+# Table of contents only: logic lives in src/itmbench, helpers in workflow/rules/common.smk.
+from snakemake.utils import min_version
+
+min_version("8.10")
+
+
+configfile: "params.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/world.smk"
+include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        "reports/index.html",
+    default_target: True
+
+
+rule retrieval:
+    input:
+        get_retrieval_report(),

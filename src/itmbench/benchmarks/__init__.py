@@ -1,0 +1,1 @@
+"""Benchmarks: construction in the world and the canonical schema of each."""

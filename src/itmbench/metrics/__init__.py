@@ -1,0 +1,1 @@
+"""Pure metric functions: accuracies, retrieval ranks, intervals, correlations."""

@@ -1,0 +1,45 @@
+"""Confidence intervals: binomial (Wilson), binomial standard error, seeded bootstrap."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import stats
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion, as fractions in [0, 1]."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def binomial_standard_error(p: float, n: int) -> float:
+    """Binomial standard error sqrt(p(1-p)/n) of a proportion (MCIC reports 100x this as '±')."""
+    if n <= 0:
+        return float("nan")
+    return float(np.sqrt(p * (1.0 - p) / n))
+
+
+def bootstrap_interval(
+    values: np.ndarray,
+    statistic: Callable[[np.ndarray], float],
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of statistic(values), resampling rows with a fixed seed."""
+    values = np.asarray(values)
+    if len(values) == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(values), size=(n_boot, len(values)))
+    boots = np.array([statistic(values[i]) for i in idx], dtype=float)
+    lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return (float(lo), float(hi))

@@ -1,0 +1,1 @@
+"""Model registry: one spec per model, one factory, one scoring interface."""

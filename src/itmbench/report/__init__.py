@@ -1,0 +1,1 @@
+"""Tables, notebooks and the report index."""

@@ -1,0 +1,80 @@
+"""Tables as CSV (exact), Markdown (for reading and diffs) and LaTeX, every cell with its interval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from itmbench.io import write_text
+
+LONG_COLUMNS = ["row", "column", "value", "lo", "hi"]
+
+
+def _cell(value: float, lo: float, hi: float, decimals: int) -> str:
+    if pd.isna(value):
+        return "–"
+    if pd.isna(lo) or pd.isna(hi):
+        return f"{value:.{decimals}f}"
+    return f"{value:.{decimals}f} ({lo:.{decimals}f}–{hi:.{decimals}f})"
+
+
+def to_wide(long: pd.DataFrame, decimals: int) -> pd.DataFrame:
+    """Pivot a long table (row, column, value, lo, hi) to display cells, keeping input order."""
+    missing = [c for c in LONG_COLUMNS if c not in long.columns]
+    if missing:
+        raise ValueError(f"table is missing columns {missing}; expected {LONG_COLUMNS}")
+    rows = list(dict.fromkeys(long["row"]))
+    cols = list(dict.fromkeys(long["column"]))
+    cells = {(r, c): _cell(v, lo, hi, decimals) for r, c, v, lo, hi in long[LONG_COLUMNS].itertuples(index=False)}
+    return pd.DataFrame([[cells.get((r, c), "") for c in cols] for r in rows], index=rows, columns=cols)
+
+
+def markdown(wide: pd.DataFrame, title: str, row_header: str) -> str:
+    """A GitHub-flavoured Markdown table with a title line."""
+    header = [row_header, *wide.columns]
+    lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    for name, row in wide.iterrows():
+        lines.append("| " + " | ".join([str(name), *row.tolist()]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _tex_escape(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("–", "--")):
+        text = text.replace(a, b)
+    return text
+
+
+def latex(wide: pd.DataFrame, title: str, row_header: str, label: str) -> str:
+    """A booktabs LaTeX table."""
+    spec = "l" + "r" * len(wide.columns)
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{_tex_escape(title)}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(_tex_escape(str(c)) for c in [row_header, *wide.columns]) + r" \\",
+        r"\midrule",
+    ]
+    for name, row in wide.iterrows():
+        lines.append(" & ".join(_tex_escape(str(c)) for c in [name, *row.tolist()]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(
+    long: pd.DataFrame, prefix: str | Path, title: str, row_header: str = "model", decimals: int = 1
+) -> list[Path]:
+    """Write prefix.csv (long, exact to 6 decimals), prefix.md and prefix.tex; return the paths."""
+    prefix = Path(prefix)
+    exact = long.copy()
+    for c in ("value", "lo", "hi"):
+        exact[c] = exact[c].astype(float).round(6)
+    wide = to_wide(long, decimals)
+    paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md"), prefix.with_suffix(".tex")]
+    write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
+    write_text(paths[1], markdown(wide, title, row_header))
+    write_text(paths[2], latex(wide, title, row_header, label=f"tab:{prefix.name}"))
+    return paths

@@ -1,0 +1,1 @@
+"""Scoring engines: embedding cache and chunked retrieval ranking."""

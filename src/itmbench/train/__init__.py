@@ -1,0 +1,1 @@
+"""Training loops and losses for the baselines."""

@@ -1,0 +1,38 @@
+"""Shared fixtures: the offline mirror of the released files, when it is present."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def find_mirror() -> Path | None:
+    """Locate the offline mirror: $ITMBENCH_MIRROR, else ../shared/mirror beside the clone."""
+    env = os.environ.get("ITMBENCH_MIRROR")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO.parent / "shared" / "mirror")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def mirror_dir() -> Path:
+    """The mirror folder (files at <host>/<url path>), or skip: a user's clone has none."""
+    path = find_mirror()
+    if path is None:
+        pytest.skip(
+            "offline mirror of the released files not found (set ITMBENCH_MIRROR or put shared/mirror beside the clone)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def github_raw(mirror_dir: Path) -> Path:
+    """The mirrored raw.githubusercontent.com tree."""
+    return mirror_dir / "raw.githubusercontent.com"

@@ -1,0 +1,89 @@
+"""Chunked retrieval ranking and R@K / MedR against a naive full-sort reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.retrieval import median_rank, recall_at_k, retrieval_summary
+from itmbench.scoring.retrieval import first_positive_ranks, top_k
+
+
+def naive_first_positive_rank(sims: np.ndarray, positives: list[np.ndarray]) -> np.ndarray:
+    """Sort each row (non-positives first among equals: pessimistic ties) and find the first positive."""
+    ranks = []
+    for row, pos in zip(sims, positives):
+        is_pos = np.zeros(len(row), dtype=bool)
+        is_pos[pos] = True
+        order = np.lexsort((is_pos, -row))  # by score desc, then non-positive before positive
+        ranks.append(int(np.nonzero(is_pos[order])[0][0]) + 1)
+    return np.array(ranks)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1024])
+def test_ranks_match_naive_with_ties(chunk):
+    rng = np.random.default_rng(0)
+    # coarse values make ties frequent
+    q = torch.from_numpy(rng.integers(-2, 3, size=(50, 4)).astype(np.float32))
+    g = torch.from_numpy(rng.integers(-2, 3, size=(80, 4)).astype(np.float32))
+    positives = [np.sort(rng.choice(80, size=rng.integers(1, 6), replace=False)) for _ in range(50)]
+    expected = naive_first_positive_rank((q @ g.T).numpy(), positives)
+    assert np.array_equal(first_positive_ranks(q, g, positives, chunk_size=chunk), expected)
+
+
+def test_ranks_do_not_depend_on_chunk_size():
+    rng = np.random.default_rng(1)
+    q, g = torch.randn(300, 16, generator=torch.Generator().manual_seed(0)), torch.randn(900, 16)
+    pos = [rng.choice(900, size=3, replace=False) for _ in range(300)]
+    ref = first_positive_ranks(q, g, pos, chunk_size=300)
+    for chunk in (1, 64, 1000):
+        assert np.array_equal(first_positive_ranks(q, g, pos, chunk_size=chunk), ref)
+
+
+def test_query_without_positive_is_an_error():
+    with pytest.raises(ValueError, match="no positive"):
+        first_positive_ranks(torch.eye(2), torch.eye(2), [np.array([0]), np.array([], dtype=int)])
+
+
+def test_top_k_matches_argsort():
+    rng = np.random.default_rng(2)
+    q, g = (
+        torch.from_numpy(rng.normal(size=(20, 8)).astype(np.float32)),
+        torch.from_numpy(rng.normal(size=(50, 8)).astype(np.float32)),
+    )
+    expected = np.argsort(-(q @ g.T).numpy(), axis=1, kind="stable")[:, :5]
+    assert np.array_equal(top_k(q, g, 5, chunk_size=3), expected)
+
+
+def test_recall_and_median_rank_by_hand():
+    ranks = np.array([1, 2, 5, 11, 30])
+    assert recall_at_k(ranks, 1) == 20.0
+    assert recall_at_k(ranks, 5) == 60.0
+    assert recall_at_k(ranks, 10) == 60.0
+    assert median_rank(ranks) == 5.0
+    s = retrieval_summary(ranks, ks=(1, 5), n_boot=200, seed=0)
+    lo, hi = wilson_interval(3, 5)
+    assert s["R@5"]["lo"] == pytest.approx(100 * lo) and s["R@5"]["hi"] == pytest.approx(100 * hi)
+    assert s["MedR"]["lo"] <= 5.0 <= s["MedR"]["hi"]
+
+
+def test_wilson_interval_known_values():
+    # Wilson 95% for 0/10 is [0, 0.2775]; for 5/10 [0.2366, 0.7634] (standard tables)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+
+
+def test_retrieval_summary_is_deterministic():
+    ranks = np.random.default_rng(0).integers(1, 100, size=500)
+    assert retrieval_summary(ranks) == retrieval_summary(ranks)
+
+
+def test_positive_lists_keep_gallery_rows():
+    from itmbench.scoring.retrieval import positive_lists
+
+    pairs = pd.DataFrame({"image_id": [10, 10, 11], "caption_id": [5, 7, 7]})
+    lists = positive_lists(np.array([10, 11, 12]), np.array([7, 5, 9]), pairs, "image_id", "caption_id")
+    assert [list(x) for x in lists] == [[0, 1], [0], []]

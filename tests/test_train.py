@@ -1,0 +1,123 @@
+"""Training smoke test on a tiny world: it learns, it is deterministic, a killed run resumes exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
+from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, needed_items, write_embeddings
+from itmbench.train import contrastive
+from itmbench.train.contrastive import TrainConfig, cosine_lr, train_contrastive
+from itmbench.world.generate import WorldConfig, generate_world, write_world
+
+SPEC = ModelSpec.from_dict("clip", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive"})
+CFG = TrainConfig(epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
+
+
+@pytest.fixture(scope="module")
+def items_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("world") / "items"
+    write_world(generate_world(WorldConfig(n_train=96, n_val=24, n_test=24)), d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def trained(items_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model")
+    torch.set_num_threads(1)
+    summary = train_contrastive(SPEC, CFG, items_dir, out / "model.pt", out / "history.json", torch.device("cpu"))
+    return out, summary
+
+
+def test_training_lowers_the_loss_and_writes_a_loadable_checkpoint(trained, items_dir):
+    out, summary = trained
+    hist = summary["history"]
+    assert len(hist) == 2 and hist[1]["train_loss"] < hist[0]["train_loss"]
+    state = load_checkpoint(out / "model.pt")
+    assert state["best_epoch"] in (1, 2)
+    enc = build_encoder(SPEC, torch.device("cpu"), out / "model.pt")
+    emb = enc.encode_texts(["a red circle", "a blue square"])
+    assert emb.shape == (2, 64)
+    assert torch.allclose(emb.norm(dim=1), torch.ones(2), atol=1e-5)
+    assert not (out / ".resume.pt").exists()
+
+
+def test_training_is_deterministic(trained, items_dir, tmp_path):
+    out, _ = trained
+    train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, monkeypatch):
+    out, _ = trained
+    calls = {"n": 0}
+    real = contrastive.validation_r1
+
+    def dies_in_epoch_two(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt("killed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(contrastive, "validation_r1", dies_in_epoch_two)
+    with pytest.raises(KeyboardInterrupt):
+        train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert (tmp_path / ".resume.pt").exists() and not (tmp_path / "m.pt").exists()
+    monkeypatch.setattr(contrastive, "validation_r1", real)
+    summary = train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert [h["epoch"] for h in summary["history"]] == [1, 2]
+    a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_cosine_schedule_warms_up_then_decays():
+    lrs = [cosine_lr(s, 100, 1.0, 10) for s in range(100)]
+    assert lrs[0] == pytest.approx(0.1) and lrs[9] == pytest.approx(1.0)
+    assert all(a >= b for a, b in zip(lrs[10:], lrs[11:])) and lrs[-1] < 0.01
+
+
+def test_embedding_cache_embeds_each_item_once_and_batch_size_does_not_matter(trained, items_dir, tmp_path):
+    out, _ = trained
+    enc = build_encoder(SPEC, torch.device("cpu"), out / "model.pt")
+    a = pd.DataFrame({"kind": ["image", "image", "caption"], "item_id": [3, 4, 17]})
+    b = pd.DataFrame({"kind": ["image", "caption", "caption"], "item_id": [4, 17, 20]})
+    need = needed_items([a, b])
+    assert need.values.tolist() == [["caption", 17], ["caption", 20], ["image", 3], ["image", 4]]
+    store = ItemStore(items_dir)
+    big = embed_items(enc, store, need, batch_size=256)
+    small = embed_items(enc, store, need, batch_size=1)
+    assert np.allclose(big["image_emb"], small["image_emb"], atol=1e-5)
+    write_embeddings(tmp_path / "e.npz", big)
+    cache = EmbeddingCache(tmp_path / "e.npz")
+    assert cache.get("caption", np.array([20, 17])).shape == (2, 64)
+    with pytest.raises(KeyError, match="no image embedding for ids \\[99\\]"):
+        cache.get("image", np.array([99]))
+
+
+def test_unknown_model_family_and_bad_checkpoint_are_named(tmp_path):
+    with pytest.raises(ValueError, match="unknown family 'vse'"):
+        ModelSpec.from_dict("m", {"family": "vse"})
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="bad.pt"):
+        load_checkpoint(bad)
+
+
+def test_pretrained_path_loads_a_saved_architecture_without_download(tmp_path):
+    """The COCO path by architecture name: random ViT-B-32 weights saved, then loaded via a path."""
+    import open_clip
+
+    model = open_clip.create_model("ViT-B-32", pretrained=None, force_quick_gelu=True)
+    ckpt = tmp_path / "vitb32.pt"
+    torch.save({"state_dict": model.state_dict()}, ckpt)
+    spec = ModelSpec.from_dict("vitb32", {"family": "open_clip", "arch": "ViT-B-32", "quick_gelu": True})
+    enc = build_encoder(spec, torch.device("cpu"), ckpt)
+    x = np.random.default_rng(0).integers(0, 255, size=(2, 64, 64, 3), dtype=np.uint8)
+    emb = enc.encode_images(x)  # resized to 224 px on the way
+    assert emb.shape == (2, 512)
+    ref = model.encode_image(enc.image_tensor(x), normalize=True)
+    assert torch.allclose(emb, ref, atol=1e-5)

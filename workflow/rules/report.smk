@@ -1,0 +1,74 @@
+# Reports: tables (CSV, Markdown, LaTeX), papermill notebooks rendered to HTML, and the index.
+
+
+rule table_retrieval:
+    input:
+        get_retrieval_metrics,
+    output:
+        csv=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.csv",
+        md=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.md",
+        tex=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.tex",
+    params:
+        title="COCO-style retrieval on the world's test split: R@K (%) and median rank, 95% intervals",
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/{benchmark}.log",
+    benchmark:
+        "benchmarks/rules/tables/{benchmark}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench table-retrieval {input} --out-csv {output.csv} --title {params.title:q} > {log} 2>&1"
+
+
+rule report_retrieval:
+    input:
+        notebook=f"{NOTEBOOKS}/retrieval.ipynb",
+        table=f"{RESULTS}/tables/retrieval/retrieval.csv",
+        metrics=expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=MODELS),
+        positives=f"{DATA}/retrieval/positives.parquet",
+        images=rules.world.output.images,
+    output:
+        "reports/world/retrieval.html",
+    params:
+        parameters=json.dumps(
+            {
+                "source": SOURCE,
+                "table": f"{RESULTS}/tables/retrieval/retrieval.csv",
+                "table_md": f"{RESULTS}/tables/retrieval/retrieval.md",
+                "bench_dir": f"{DATA}/retrieval",
+                "items_dir": f"{DATA}/items",
+            },
+            sort_keys=True,
+        ),
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/reports/retrieval.log",
+    benchmark:
+        "benchmarks/rules/reports/retrieval.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --out {output} > {log} 2>&1"
+
+
+rule index:
+    input:
+        get_reports,
+    output:
+        "reports/index.html",
+    threads: 1
+    resources:
+        mem_mb=500,
+    log:
+        "logs/reports/index.log",
+    benchmark:
+        "benchmarks/rules/reports/index.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench index {input} --out {output} > {log} 2>&1"
