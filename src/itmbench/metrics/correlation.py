@@ -1,0 +1,114 @@
+"""Rank correlations: CxC's sampled-bootstrap Spearman, Kendall tau-b between metric rankings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class BootstrapCorrelation:
+    """Mean and standard deviation (ddof=0) of bootstrap correlations, plus every sample."""
+
+    mean: float
+    std: float
+    samples: np.ndarray
+
+    @property
+    def mean_x100(self) -> float:
+        """Mean correlation x100, as CxC Table 5 prints it."""
+        return 100.0 * self.mean
+
+    @property
+    def std_x100(self) -> float:
+        """Standard deviation x100."""
+        return 100.0 * self.std
+
+
+def bootstrap_pair_draws(query_ids: ArrayLike, n_boot: int = 1000, fraction: float = 0.5, seed: int = 0) -> np.ndarray:
+    """Pair indices (n_boot, n_sampled): each row is half the queries, one rated pair of each.
+
+    CxC's scheme: sample floor(fraction * n_queries) distinct queries without replacement, then
+    one of each sampled query's rated pairs uniformly; seeded, so deterministic.
+    """
+    q = np.asarray(query_ids)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError("query_ids must be a non-empty 1-D array, one entry per rated pair")
+    _, codes = np.unique(q, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    n_q = counts.size
+    n_take = int(np.floor(fraction * n_q))
+    if n_take < 2:
+        raise ValueError(f"{n_q} queries x fraction {fraction} leaves fewer than 2 per sample")
+    rng = np.random.default_rng(seed)
+    keys = rng.random((n_boot, n_q))
+    chosen = np.argpartition(keys, n_take - 1, axis=1)[:, :n_take]
+    offsets = np.floor(rng.random((n_boot, n_take)) * counts[chosen]).astype(np.int64)
+    return order[starts[chosen] + offsets]
+
+
+def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman rho of each row pair (average ranks for ties; nan for a constant row)."""
+    rx = stats.rankdata(x, axis=1)
+    ry = stats.rankdata(y, axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    num = (rx * ry).sum(axis=1)
+    den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def spearman_bootstrap(
+    query_ids: ArrayLike,
+    human_scores: ArrayLike,
+    model_scores: ArrayLike,
+    n_boot: int = 1000,
+    fraction: float = 0.5,
+    seed: int = 0,
+) -> BootstrapCorrelation:
+    """CxC correlation: Spearman(human, model) over n_boot samples of half the queries x one pair.
+
+    One entry per rated pair; ``query_ids`` says which query each pair belongs to (the caller
+    picks the query side). Returns the mean and std of the samples (CxC reports both x100);
+    a sample where one side is constant has no Spearman (nan) and is left out of both.
+    """
+    h = np.asarray(human_scores, dtype=float).ravel()
+    m = np.asarray(model_scores, dtype=float).ravel()
+    q = np.asarray(query_ids).ravel()
+    if not (h.size == m.size == q.size):
+        raise ValueError(f"lengths differ: {q.size} query ids, {h.size} ratings, {m.size} scores")
+    if np.isnan(h).any() or np.isnan(m).any():
+        raise ValueError("ratings and model scores must not contain NaN")
+    idx = bootstrap_pair_draws(q, n_boot=n_boot, fraction=fraction, seed=seed)
+    rho = _rowwise_spearman(h[idx], m[idx])
+    return BootstrapCorrelation(float(np.nanmean(rho)), float(np.nanstd(rho)), rho)
+
+
+def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
+    """Kendall tau-b between two score vectors over the same models (ties handled, ECCV Table 5)."""
+    a = np.asarray(x, dtype=float).ravel()
+    b = np.asarray(y, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"score vectors differ in length: {a.size} vs {b.size}")
+    return float(stats.kendalltau(a, b, variant="b").statistic)
+
+
+def kendall_tau_b_matrix(scores: Mapping[str, ArrayLike]) -> tuple[list[str], np.ndarray]:
+    """Kendall tau-b between every pair of metrics' model scores (names in input order, diag 1)."""
+    names = list(scores)
+    cols = [np.asarray(scores[k], dtype=float).ravel() for k in names]
+    if len({c.size for c in cols}) > 1:
+        raise ValueError("every metric must score the same models")
+    n = len(names)
+    tau = np.eye(n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            tau[i, j] = tau[j, i] = kendall_tau_b(cols[i], cols[j])
+    return names, tau
