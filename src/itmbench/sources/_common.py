@@ -1,0 +1,180 @@
+"""Shared parsing helpers of the loaders: errors that name the file, record and expectation."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Canonical dtypes, written once so that every loader (and its docs) uses the same names.
+STRING = "string"
+INT = "int64"
+FLOAT = "float64"
+BOOL = "bool"
+OBJECT = "object"
+
+_COCO_FILENAME = re.compile(r"^(?:COCO_(?:train|val|test)20\d\d_)?(\d{12})\.jpg$")
+_TRUE = frozenset({"True", "true", "1", "1.0"})
+_FALSE = frozenset({"False", "false", "0", "0.0"})
+
+
+class SourceFormatError(ValueError):
+    """A released file does not have the expected format; the message names file, record and expectation."""
+
+    def __init__(self, path: str | os.PathLike, where: str, expected: str, got: Any = None) -> None:
+        self.path = str(path)
+        self.where = where
+        self.expected = expected
+        self.got = got
+        message = f"{self.path}: {where}: expected {expected}"
+        if got is not None:
+            shown = repr(got)
+            message += f", got {shown[:200]}{'...' if len(shown) > 200 else ''}"
+        super().__init__(message)
+
+
+def read_json_file(path: str | os.PathLike) -> Any:
+    """Parse a JSON file, naming the file and the line of a syntax error."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SourceFormatError(path, f"byte {err.start}", "UTF-8 text") from err
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SourceFormatError(path, f"line {err.lineno} column {err.colno}", f"valid JSON ({err.msg})") from err
+
+
+def iter_csv_rows(path: str | os.PathLike, header: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
+    """Yield (line number, fields) of a CSV file after checking its header row."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle)
+        try:
+            first = next(reader)
+        except StopIteration as err:
+            raise SourceFormatError(path, "line 1", f"a header row {','.join(header)}", "an empty file") from err
+        if first and first[0].startswith("\ufeff"):
+            first[0] = first[0][1:]
+        if first != list(header):
+            raise SourceFormatError(path, "line 1", f"header {','.join(header)}", ",".join(first))
+        start = reader.line_num + 1
+        for fields in reader:
+            line = start
+            start = reader.line_num + 1
+            if not fields:
+                continue
+            if len(fields) != len(header):
+                raise SourceFormatError(path, f"line {line}", f"{len(header)} comma-separated fields", fields)
+            yield line, fields
+
+
+def parse_int(value: Any, path: str | os.PathLike, where: str, what: str = "an integer") -> int:
+    """Parse an integer (int, or a string of digits), or raise naming the record."""
+    if isinstance(value, bool):
+        raise SourceFormatError(path, where, what, value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        return int(value)
+    raise SourceFormatError(path, where, what, value)
+
+
+def parse_float(value: Any, path: str | os.PathLike, where: str, what: str = "a number") -> float:
+    """Parse a finite float, or raise naming the record."""
+    if isinstance(value, bool):
+        raise SourceFormatError(path, where, what, value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise SourceFormatError(path, where, what, value) from None
+    if not np.isfinite(number):
+        raise SourceFormatError(path, where, what, value)
+    return number
+
+
+def parse_bool(value: Any, path: str | os.PathLike, where: str) -> bool:
+    """Parse True/False/1/0 (as text or as JSON booleans), or raise naming the record."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    text = str(value).strip()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise SourceFormatError(path, where, "a boolean (True/False or 1/0)", value)
+
+
+def parse_text(value: Any, path: str | os.PathLike, where: str, what: str = "a non-empty string") -> str:
+    """Return a non-empty string, or raise naming the record."""
+    if not isinstance(value, str) or not value.strip():
+        raise SourceFormatError(path, where, what, value)
+    return value
+
+
+def coco_image_id(filename: Any, path: str | os.PathLike, where: str) -> int:
+    """COCO image id of a file name 'COCO_val2014_000000365325.jpg' or '000000085329.jpg'."""
+    match = _COCO_FILENAME.match(filename) if isinstance(filename, str) else None
+    if match is None:
+        raise SourceFormatError(path, where, "a COCO image file name like COCO_val2014_000000365325.jpg", filename)
+    return int(match.group(1))
+
+
+def require_keys(record: Any, keys: Sequence[str], path: str | os.PathLike, where: str) -> Mapping[str, Any]:
+    """Check that a JSON record is an object holding `keys`, or raise naming the first missing key."""
+    if not isinstance(record, Mapping):
+        raise SourceFormatError(path, where, f"an object with keys {list(keys)}", record)
+    for key in keys:
+        if key not in record:
+            raise SourceFormatError(path, f"{where}.{key}", f"key '{key}' (record has {sorted(record)})")
+    return record
+
+
+def typed_frame(columns: Mapping[str, Sequence[Any]], schema: Mapping[str, str]) -> pd.DataFrame:
+    """Build a DataFrame with exactly the schema's columns, in its order, cast to its dtypes."""
+    return pd.DataFrame({name: _typed_series(list(columns[name]), dtype) for name, dtype in schema.items()})
+
+
+def apply_schema(frame: pd.DataFrame, schema: Mapping[str, str]) -> pd.DataFrame:
+    """Order and cast the columns of `frame` to `schema` (name -> dtype), dropping others."""
+    columns = {}
+    for name, dtype in schema.items():
+        column = frame[name].reset_index(drop=True)
+        if dtype == OBJECT:
+            columns[name] = _typed_series(list(column), dtype)
+        elif str(column.dtype) == str(pd.Series([], dtype=dtype).dtype):
+            columns[name] = column.copy()
+        else:
+            columns[name] = column.astype(dtype)
+    return pd.DataFrame(columns)
+
+
+def _typed_series(values: list[Any], dtype: str) -> pd.Series:
+    """A Series of `values` with a canonical dtype (object columns keep Python objects such as lists)."""
+    if dtype == OBJECT:
+        array = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            array[i] = value
+        return pd.Series(array, dtype=object)
+    return pd.Series(values, dtype=dtype)
+
+
+def check_schema(frame: pd.DataFrame, schema: Mapping[str, str]) -> None:
+    """Raise a ValueError if `frame` does not have exactly the schema's columns and dtypes."""
+    if list(frame.columns) != list(schema):
+        raise ValueError(f"expected columns {list(schema)}, got {list(frame.columns)}")
+    for name, dtype in schema.items():
+        expected = str(pd.Series([], dtype=dtype).dtype)
+        if str(frame[name].dtype) != expected:
+            raise ValueError(f"column {name}: expected dtype {expected}, got {frame[name].dtype}")
+
+
+def schema_doc(schema: Mapping[str, str]) -> str:
+    """One-line rendering of a schema, for docstrings and reports."""
+    return ", ".join(f"{name}: {dtype}" for name, dtype in schema.items())

@@ -1,0 +1,216 @@
+"""The declaration of every released file (released.yaml): URL, md5, benchmark and loader.
+
+A mirror stores the file of URL `scheme://host/path` at `<mirror>/host/path`, so the same
+declaration serves the internet, an air-gapped mirror folder and the DVC data registry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+BENCHMARKS = ("bison", "mcic", "eccv", "bivlc", "cxc", "coco")
+_MD5 = re.compile(r"^[0-9a-f]{32}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_KEY = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+_FIELDS = {"key", "url", "md5", "in_mirror", "benchmark", "loader", "args", "license", "note", "sha256", "size_bytes"}
+
+
+class ChecksumMismatchError(ValueError):
+    """A file's md5 differs from its declaration."""
+
+    def __init__(self, path: str | os.PathLike, expected: str, actual: str) -> None:
+        self.path = str(path)
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"{self.path}: md5 checksum mismatch: expected {expected}, actual {actual} "
+            "(the file is corrupt, truncated or a different version; fetch it again)"
+        )
+
+
+@dataclass(frozen=True)
+class ReleasedFile:
+    """One released file: where it lives, its checksum, its benchmark and the loader that reads it."""
+
+    key: str
+    url: str
+    md5: str | None
+    in_mirror: bool
+    benchmark: str
+    loader: str | None
+    args: Mapping[str, Any] = field(default_factory=dict)
+    license: str | None = None
+    note: str | None = None
+    sha256: str | None = None
+    size_bytes: int | None = None
+
+    @property
+    def mirror_path(self) -> PurePosixPath:
+        """Relative path of the file inside a mirror folder: <host>/<url path>."""
+        parts = urlsplit(self.url)
+        return PurePosixPath(parts.netloc) / parts.path.lstrip("/")
+
+    @property
+    def filename(self) -> str:
+        """The last component of the URL path."""
+        return self.mirror_path.name
+
+    def load_function(self) -> Callable[..., Any]:
+        """The loader function named by `loader` ('module:function' inside itmbench.sources)."""
+        if self.loader is None:
+            raise ValueError(f"released file {self.key!r} has no loader (it is not read as a table)")
+        module_name, _, function_name = self.loader.partition(":")
+        module = importlib.import_module(f"itmbench.sources.{module_name}")
+        function = getattr(module, function_name, None)
+        if not callable(function):
+            raise ValueError(f"released file {self.key!r}: loader {self.loader!r} is not a function")
+        return function
+
+
+def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
+    """Validate one YAML entry and turn it into a ReleasedFile, naming the entry on error."""
+    where = f"{source}: files[{index}]"
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"{where}: expected a mapping, got {entry!r}")
+    key = entry.get("key")
+    where = f"{where} (key {key!r})"
+    unknown = set(entry) - _FIELDS
+    if unknown:
+        raise ValueError(f"{where}: unknown fields {sorted(unknown)}; expected a subset of {sorted(_FIELDS)}")
+    for name in ("key", "url", "benchmark", "in_mirror"):
+        if name not in entry:
+            raise ValueError(f"{where}: missing field {name!r}")
+    if not isinstance(key, str) or not _KEY.match(key):
+        raise ValueError(f"{where}: key must be lower-case letters, digits and underscores")
+    url = entry["url"]
+    if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        raise ValueError(f"{where}: url must be an http(s) URL, got {url!r}")
+    md5 = entry.get("md5")
+    if md5 is not None and (not isinstance(md5, str) or not _MD5.match(md5)):
+        raise ValueError(f"{where}: md5 must be 32 lower-case hex digits or null, got {md5!r}")
+    in_mirror = entry["in_mirror"]
+    if not isinstance(in_mirror, bool):
+        raise ValueError(f"{where}: in_mirror must be true or false, got {in_mirror!r}")
+    if in_mirror and md5 is None:
+        raise ValueError(f"{where}: a mirrored file must declare its md5")
+    if not in_mirror and md5 is None and not entry.get("note"):
+        raise ValueError(f"{where}: a file without md5 needs a note saying why")
+    if entry["benchmark"] not in BENCHMARKS:
+        raise ValueError(f"{where}: benchmark must be one of {BENCHMARKS}, got {entry['benchmark']!r}")
+    loader = entry.get("loader")
+    if loader is not None and (not isinstance(loader, str) or loader.count(":") != 1):
+        raise ValueError(f"{where}: loader must be 'module:function' or null, got {loader!r}")
+    args = entry.get("args") or {}
+    if not isinstance(args, Mapping):
+        raise ValueError(f"{where}: args must be a mapping, got {args!r}")
+    sha256 = entry.get("sha256")
+    if sha256 is not None and (not isinstance(sha256, str) or not _SHA256.match(sha256)):
+        raise ValueError(f"{where}: sha256 must be 64 lower-case hex digits, got {sha256!r}")
+    size = entry.get("size_bytes")
+    if size is not None and (not isinstance(size, int) or size <= 0):
+        raise ValueError(f"{where}: size_bytes must be a positive integer, got {size!r}")
+    return ReleasedFile(
+        key=key,
+        url=url,
+        md5=md5,
+        in_mirror=in_mirror,
+        benchmark=entry["benchmark"],
+        loader=loader,
+        args=dict(args),
+        license=entry.get("license"),
+        note=entry.get("note"),
+        sha256=sha256,
+        size_bytes=size,
+    )
+
+
+def parse_registry(text: str, source: str = "released.yaml") -> dict[str, ReleasedFile]:
+    """Parse the YAML text of a registry into {key: ReleasedFile}; every key and URL appears once."""
+    document = yaml.safe_load(text)
+    if not isinstance(document, Mapping) or not isinstance(document.get("files"), list):
+        raise ValueError(f"{source}: expected a mapping with a list 'files'")
+    registry: dict[str, ReleasedFile] = {}
+    urls: dict[str, str] = {}
+    for index, entry in enumerate(document["files"]):
+        released = _parse_entry(entry, index, source)
+        if released.key in registry:
+            raise ValueError(f"{source}: files[{index}]: key {released.key!r} is declared twice")
+        if released.url in urls:
+            raise ValueError(
+                f"{source}: files[{index}]: url {released.url} is already declared as {urls[released.url]!r}"
+            )
+        registry[released.key] = released
+        urls[released.url] = released.key
+    return registry
+
+
+@cache
+def _packaged_registry() -> dict[str, ReleasedFile]:
+    """The registry shipped with the package (parsed once)."""
+    text = resources.files("itmbench.sources").joinpath("released.yaml").read_text(encoding="utf-8")
+    return parse_registry(text, "itmbench/sources/released.yaml")
+
+
+def load_registry(path: str | os.PathLike | None = None) -> dict[str, ReleasedFile]:
+    """Load the registry: the packaged released.yaml, or the YAML file at `path`."""
+    if path is None:
+        return dict(_packaged_registry())
+    return parse_registry(Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def released_file(key: str) -> ReleasedFile:
+    """The declaration of one released file, by key."""
+    registry = _packaged_registry()
+    if key not in registry:
+        raise KeyError(f"unknown released file {key!r}; known keys: {', '.join(sorted(registry))}")
+    return registry[key]
+
+
+def resolve(key: str | ReleasedFile, mirror: str | os.PathLike, must_exist: bool = False) -> Path:
+    """Path of a released file inside a mirror folder (<mirror>/<host>/<url path>)."""
+    released = released_file(key) if isinstance(key, str) else key
+    path = Path(mirror).joinpath(*released.mirror_path.parts)
+    if must_exist and not path.is_file():
+        hint = "" if released.in_mirror else f" (not mirrored: {released.note or 'fetch it from ' + released.url})"
+        raise FileNotFoundError(f"released file {released.key!r} not found at {path}{hint}")
+    return path
+
+
+def file_md5(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+    """md5 hex digest of a file, read in chunks."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(chunk_size), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_md5(path: str | os.PathLike, expected: str | None) -> str:
+    """Check a file's md5 against `expected`; return it, or raise ChecksumMismatchError naming both."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{path}: file not found (cannot verify md5 {expected})")
+    actual = file_md5(path)
+    if expected is not None and actual != expected.lower():
+        raise ChecksumMismatchError(path, expected, actual)
+    return actual
+
+
+def load_released(key: str, mirror: str | os.PathLike, verify: bool = True, **overrides: Any) -> Any:
+    """Resolve a released file in a mirror, verify its md5 and read it with its declared loader."""
+    released = released_file(key)
+    path = resolve(released, mirror, must_exist=True)
+    if verify and released.md5 is not None:
+        verify_md5(path, released.md5)
+    return released.load_function()(path, **{**released.args, **overrides})
