@@ -1,0 +1,1 @@
+"""Published values, tables and figures of the bison paper."""

@@ -1,0 +1,101 @@
+"""ECCV Caption tables computed from other tables: Table 5 (Kendall tau-b between metric rankings)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau
+
+# Row and column labels of Table 5, in printed order.
+TABLE5_METRICS: tuple[str, ...] = (
+    "COCO 1K R@1",
+    "COCO 1K R@5",
+    "COCO 1K R@10",
+    "RSUM",
+    "COCO 5K R@1",
+    "COCO 5K R@5",
+    "COCO 5K R@10",
+    "CxC R@1",
+    "ECCV R@1",
+    "ECCV R-Precision",
+    "ECCV mAP@R",
+    "PMRP",
+)
+
+# Where each Table 5 metric is printed: Table 4 (block, column) holds the mean of i2t and t2i ...
+TABLE4_CELLS: dict[str, tuple[str, str]] = {
+    "COCO 1K R@1": ("COCO", "1K R@1"),
+    "RSUM": ("COCO", "RSUM"),
+    "COCO 5K R@1": ("COCO", "5K R@1"),
+    "CxC R@1": ("CxC", "R@1"),
+    "ECCV R@1": ("ECCV Caption", "R@1"),
+    "ECCV R-Precision": ("ECCV Caption", "R-P"),
+    "ECCV mAP@R": ("ECCV Caption", "mAP@R"),
+    "PMRP": ("COCO", "PMRP"),
+}
+# ... and the COCO R@5 / R@10 ranks come from the per-modality Tables D.2 (i2t) and D.3 (t2i), averaged.
+APPENDIX_D_CELLS: dict[str, tuple[str, str]] = {
+    "COCO 1K R@5": ("COCO 1K", "R@5"),
+    "COCO 1K R@10": ("COCO 1K", "R@10"),
+    "COCO 5K R@5": ("COCO 5K", "R@5"),
+    "COCO 5K R@10": ("COCO 5K", "R@10"),
+}
+
+# Tables D.2 / D.3 name six models differently from Table 4 (same order, same values).
+APPENDIX_D_TO_TABLE4_ROW: dict[str, str] = {
+    "PCME (CutMix)": "PCME (CutMix pre-trained)",
+    "VSE infty (BUTD region)": "VSE∞ (BUTD region)",
+    "VSE infty (BUTD grid)": "VSE∞ (BUTD grid)",
+    "VSE infty (WSL grid)": "VSE∞ (WSL grid)",
+    "PVSE K=1, Sum triplet": "PVSE K=1, No NM",
+    "PVSE K=1, SHM": "PVSE K=1, Semi-hard NM",
+    "PVSE K=1, HNM": "PVSE K=1, Hardest NM",
+}
+
+_LONG_COLUMNS = {"table", "block", "row", "column", "value"}
+
+
+def _cells(published: pd.DataFrame, table: str, block: str, column: str) -> pd.Series:
+    part = published[(published["table"] == table) & (published["block"] == block) & (published["column"] == column)]
+    if part.empty:
+        raise KeyError(f"ECCV published results have no {table} cells block={block!r} column={column!r}")
+    return pd.Series(part["value"].to_numpy(), index=part["row"].to_numpy(), name=column)
+
+
+def table5_inputs_from_published(published: pd.DataFrame) -> pd.DataFrame:
+    """The 25 models x 12 metrics that Table 5 ranks, from the transcribed Table 4 and Tables D.2/D.3."""
+    columns: dict[str, pd.Series] = {}
+    for metric, (block, column) in TABLE4_CELLS.items():
+        columns[metric] = _cells(published, "Table 4", block, column)
+    models = list(columns["ECCV mAP@R"].index)
+    for metric, (block, column) in APPENDIX_D_CELLS.items():
+        i2t = _cells(published, "Table D.2", block, column).rename(index=APPENDIX_D_TO_TABLE4_ROW)
+        t2i = _cells(published, "Table D.3", block, column).rename(index=APPENDIX_D_TO_TABLE4_ROW)
+        columns[metric] = (i2t + t2i) / 2.0
+    inputs = pd.DataFrame(columns).reindex(index=models, columns=list(TABLE5_METRICS))
+    missing = inputs.isna().any(axis=1)
+    if missing.any():
+        raise ValueError(f"ECCV Table 5 inputs incomplete for models {list(inputs.index[missing])}")
+    return inputs
+
+
+def kendall_table_from_table4(df: pd.DataFrame) -> pd.DataFrame:
+    """ECCV Table 5: Kendall tau-b between the model rankings of each pair of metrics (NaN diagonal).
+
+    ``df`` is either the long published frame of the ECCV paper (Table 4 plus Tables D.2/D.3 for the
+    COCO R@5/R@10 columns) or a wide frame with one row per model and the ``TABLE5_METRICS`` columns,
+    e.g. a regenerated Table 4. Values are unrounded; the paper prints two decimals.
+    """
+    inputs = table5_inputs_from_published(df) if _LONG_COLUMNS <= set(df.columns) else df
+    absent = [m for m in TABLE5_METRICS if m not in inputs.columns]
+    if absent:
+        raise KeyError(f"Table 5 needs metric columns {absent}")
+    if len(inputs) < 2:
+        raise ValueError("Kendall's tau needs at least two models")
+    metrics = list(TABLE5_METRICS)
+    taus = pd.DataFrame(np.nan, index=metrics, columns=metrics, dtype=float)
+    for i, first in enumerate(metrics):
+        for second in metrics[i + 1 :]:
+            result = kendalltau(inputs[first].to_numpy(float), inputs[second].to_numpy(float), variant="b")
+            taus.loc[first, second] = taus.loc[second, first] = float(result.statistic)
+    return taus
