@@ -14,14 +14,20 @@ include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/released.smk"
 
 
 rule all:
     input:
-        "reports/index.html",
+        get_all_targets,
     default_target: True
 
 
 rule retrieval:
     input:
         get_retrieval_report(),
+
+
+rule released:
+    input:
+        "reports/released/released.html",

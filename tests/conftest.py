@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -36,3 +39,15 @@ def mirror_dir() -> Path:
 def github_raw(mirror_dir: Path) -> Path:
     """The mirrored raw.githubusercontent.com tree."""
     return mirror_dir / "raw.githubusercontent.com"
+
+
+@pytest.fixture(scope="session")
+def http_mirror(mirror_dir):
+    """The mirror served on 127.0.0.1 by a thread of this process; stopped after the tests."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(mirror_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

@@ -55,17 +55,82 @@ def cmd_build_retrieval(args: argparse.Namespace) -> None:
     log.info("retrieval on %s: %d items; positives %s", args.split, len(items), counts)
 
 
-def cmd_needed_items(args: argparse.Namespace) -> None:
-    """Union of the items all benchmarks need: what every model embeds, once."""
+def _dep_dirs(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--dep {pair!r}: expected NAME=DIR")
+        out[name] = path
+    return out
+
+
+def cmd_build_benchmark(args: argparse.Namespace) -> None:
+    """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
+    from itmbench.benchmarks.registry import benchmark
+    from itmbench.world.generate import WorldConfig, read_world
+
+    entry = benchmark(args.name)
+    deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
+    tables = entry.build(read_world(args.items), args.config, WorldConfig.from_dict(args.world), deps)
+    entry.module.write(tables, args.out)
+    log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
+
+
+def cmd_audit_benchmark(args: argparse.Namespace) -> None:
+    """The audit table of one world benchmark against the complete truth."""
+    from itmbench.benchmarks.registry import benchmark
+    from itmbench.report.tables import write_table
+    from itmbench.world.generate import WorldConfig, read_world
+
+    entry = benchmark(args.name)
+    tables = entry.module.read(args.bench)
+    audit = entry.audit(read_world(args.items), tables, args.config, WorldConfig.from_dict(args.world))
+    title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
+    write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
+
+
+def cmd_score_benchmark(args: argparse.Namespace) -> None:
+    """Per-instance scores of one model on one benchmark, from the embedding cache."""
+    from itmbench.benchmarks.registry import benchmark
+    from itmbench.io import write_parquet
+    from itmbench.scoring.embed import EmbeddingCache
+
+    _set_threads(args.threads)
+    entry = benchmark(args.name)
+    scores = entry.module.score_dual(entry.module.read(args.bench), EmbeddingCache(args.embeddings))
+    write_parquet(args.out, scores)
+
+
+def cmd_metrics_benchmark(args: argparse.Namespace) -> None:
+    """A benchmark's metrics with intervals from per-instance scores."""
     import pandas as pd
 
-    from itmbench.io import write_parquet
-    from itmbench.scoring.embed import needed_items
+    from itmbench.benchmarks.registry import benchmark
+    from itmbench.io import write_json
 
-    tables = [pd.read_parquet(p) for p in args.benchmark_items]
-    df = needed_items(tables)
-    write_parquet(args.out, df)
-    log.info("%d unique items needed by %d benchmarks", len(df), len(tables))
+    cfg = args.config
+    summary = benchmark(args.name).module.summarize(
+        pd.read_parquet(args.scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
+    )
+    write_json(args.out, {**summary, "model": args.model, "benchmark": args.name})
+
+
+def cmd_table_benchmark(args: argparse.Namespace) -> None:
+    """One benchmark's main metrics for every model as CSV, Markdown and LaTeX."""
+    import pandas as pd
+
+    from itmbench.io import read_json
+    from itmbench.report.tables import write_table
+
+    rows = []
+    for path in args.metrics:
+        m = read_json(path)
+        for name, cell in m["metrics"].items():
+            rows.append(
+                {"row": m["model"], "column": name, **{k: cell.get(k, float("nan")) for k in ("value", "lo", "hi")}}
+            )
+    write_table(pd.DataFrame(rows), Path(args.out_csv).with_suffix(""), args.title, row_header="model")
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -85,17 +150,17 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 
 def cmd_embed(args: argparse.Namespace) -> None:
-    """Embed every needed item once with one model."""
+    """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
     from itmbench.models.registry import ModelSpec, build_encoder, pick_device
-    from itmbench.scoring.embed import ItemStore, embed_items, write_embeddings
+    from itmbench.scoring.embed import ItemStore, embed_items, folder_items, write_embeddings
 
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
     encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
-    items = pd.read_parquet(args.needed)
-    emb = embed_items(encoder, ItemStore(args.items), items, args.batch_size)
+    items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
+    emb = embed_items(encoder, ItemStore(args.items, args.extra_items), items, args.batch_size)
     write_embeddings(args.out, emb)
     log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
 
@@ -142,6 +207,51 @@ def cmd_table_retrieval(args: argparse.Namespace) -> None:
     write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header="model [positives]")
 
 
+def cmd_fetch(args: argparse.Namespace) -> None:
+    """Fetch one declared released file through DVC (URL or mirror), md5-checked, atomically."""
+    from itmbench.sources.fetch import fetch_released
+
+    md5 = fetch_released(args.key, args.out, args.mirror or None)
+    log.info("fetched %s -> %s (md5 %s)", args.key, args.out, md5)
+
+
+def cmd_released_statistics(args: argparse.Namespace) -> None:
+    """One paper's dataset statistics from the released files, beside the published numbers."""
+    from itmbench.report.tables import write_comparison_table
+    from itmbench.sources.statistics import statistics_from_mirror
+
+    df = statistics_from_mirror(args.paper, args.raw)
+    title = f"{args.paper}: dataset statistics regenerated from the released files vs published"
+    write_comparison_table(df, Path(args.out_csv).with_suffix(""), title)
+    log.info("%s statistics: %s", args.paper, df["status"].value_counts().to_dict())
+
+
+def cmd_released_paper_tables(args: argparse.Namespace) -> None:
+    """The paper tables, figure and claims that follow from released files, beside the published values."""
+    from itmbench.papers.bivlc.figures import gpt4v_figure_data, plot_gpt4v_accuracy
+    from itmbench.papers.bivlc.tables import write_released_tables
+    from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
+    from itmbench.papers.eccv.tables import write_table5_comparison
+
+    out = Path(args.out_dir)
+    write_released_tables(args.raw, out / "tables" / "bivlc")
+    write_table5_comparison(out / "tables" / "eccv" / "table5")
+    plot_gpt4v_accuracy(gpt4v_figure_data(args.raw), out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
+    import pandas as pd
+
+    claims = pd.concat([claims_table(published_results()), claims_table(released_results(args.raw))], ignore_index=True)
+    write_claims_table(claims, out / "tables" / "claims" / "claims", "Claims on the published and the released numbers")
+
+
+def cmd_claims(args: argparse.Namespace) -> None:
+    """Each paper's claims checked on one source's metrics."""
+    from itmbench.papers.claims import claims_table, load_world_results, write_claims_table
+
+    table = claims_table(load_world_results(args.metrics_dir, source=args.source))
+    write_claims_table(table, Path(args.out_csv).with_suffix(""), f"Claims checked on the {args.source} results")
+    log.info("claims: %s", table["holds"].astype(str).value_counts().to_dict())
+
+
 def cmd_notebook(args: argparse.Namespace) -> None:
     """Execute a report notebook with papermill and render it to HTML."""
     from itmbench.report.render import run_notebook
@@ -177,11 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--split", default="test")
     sp.add_argument("--out", required=True)
 
-    sp = add("needed-items", cmd_needed_items, "union of the items every benchmark needs")
-    sp.add_argument("benchmark_items", nargs="+")
-    sp.add_argument("--out", required=True)
-
-    for name, func, help_ in (("train", cmd_train, "train a model"), ("embed", cmd_embed, "embed needed items")):
+    for name, func, help_ in (("train", cmd_train, "train a model"), ("embed", cmd_embed, "embed items once")):
         sp = add(name, func, help_)
         sp.add_argument("--model", required=True)
         sp.add_argument("--spec", type=_json_arg, required=True, help="params.yaml `models.<name>` as JSON")
@@ -191,13 +297,15 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--device", default="auto")
     sub.choices["train"].add_argument("--train", type=_json_arg, required=True, help="params.yaml `train` as JSON")
     sub.choices["train"].add_argument("--history", required=True)
-    sub.choices["embed"].add_argument("--needed", required=True)
+    sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
+    sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
     sub.choices["embed"].add_argument("--checkpoint", default=None)
     sub.choices["embed"].add_argument("--batch-size", type=int, default=256)
+    sub.choices["embed"].add_argument("--extra-items", nargs="*", default=[], help="item folders benchmarks added")
 
     sp = add("score-retrieval", cmd_score_retrieval, "per-query ranks on a retrieval benchmark")
     sp.add_argument("--bench", required=True)
-    sp.add_argument("--embeddings", required=True)
+    sp.add_argument("--embeddings", nargs="+", required=True)
     sp.add_argument("--out", required=True)
     sp.add_argument("--chunk-size", type=int, default=1024)
     sp.add_argument("--threads", type=int, default=1)
@@ -213,6 +321,65 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("metrics", nargs="+")
     sp.add_argument("--out-csv", required=True, help="the .csv path; .md and .tex are written beside it")
     sp.add_argument("--title", default="Retrieval")
+
+    sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--world", type=_json_arg, required=True)
+    sp.add_argument("--config", type=_json_arg, required=True, help="the benchmark's params.yaml section as JSON")
+    sp.add_argument("--dep", action="append", default=[], help="NAME=DIR of a benchmark this one builds on")
+    sp.add_argument("--out", required=True)
+
+    sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--bench", required=True)
+    sp.add_argument("--world", type=_json_arg, required=True)
+    sp.add_argument("--config", type=_json_arg, required=True)
+    sp.add_argument("--out-csv", required=True)
+
+    sp = add("score-benchmark", cmd_score_benchmark, "per-instance scores of a model on a benchmark")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--bench", required=True)
+    sp.add_argument("--embeddings", nargs="+", required=True, help="the model's cache files (source + added items)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--threads", type=int, default=1)
+
+    sp = add("metrics-benchmark", cmd_metrics_benchmark, "a benchmark's metrics with intervals")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--scores", required=True)
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--config", type=_json_arg, required=True, help="params.yaml `score` section as JSON")
+    sp.add_argument("--out", required=True)
+
+    sp = add("table-benchmark", cmd_table_benchmark, "a benchmark's table of every model")
+    sp.add_argument("metrics", nargs="+")
+    sp.add_argument("--out-csv", required=True)
+    sp.add_argument("--title", required=True)
+
+    sp = add("fetch", cmd_fetch, "fetch a released file through DVC, md5-checked")
+    sp.add_argument("--key", required=True, help="key in src/itmbench/sources/released.yaml")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--mirror", default=None, help="mirror folder or base URL (<host>/<path> layout)")
+
+    sp = add("released-statistics", cmd_released_statistics, "dataset statistics from the released files")
+    sp.add_argument("--paper", required=True, choices=["cxc", "mcic", "eccv", "bivlc"])
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--out-csv", required=True)
+
+    sp = add("released-paper-tables", cmd_released_paper_tables, "paper tables and figures from released files")
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--out-dir", required=True)
+
+    sp = add("claims", cmd_claims, "each paper's claims checked on a source's metrics")
+    sp.add_argument("--metrics-dir", required=True)
+    sp.add_argument("--source", default="world")
+    sp.add_argument("--out-csv", required=True)
+
+    from itmbench import predictions
+
+    sp = add("score-predictions", predictions.run, "score predictions made elsewhere (the papers' released formats)")
+    predictions.add_arguments(sp)
 
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)

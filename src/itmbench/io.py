@@ -39,9 +39,24 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
         tmp.write_bytes(data)
 
 
+def _json_default(obj: Any) -> Any:
+    """numpy scalars and arrays as plain JSON values."""
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
+
+
 def write_json(path: str | os.PathLike, obj: Any) -> None:
     """Write JSON atomically, keys sorted and indented, so equal objects give equal bytes."""
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, allow_nan=True) + "\n")
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, allow_nan=True, default=_json_default) + "\n")
 
 
 def write_parquet(path: str | os.PathLike, df: Any) -> None:

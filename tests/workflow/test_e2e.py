@@ -2,37 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 import yaml
-
-REPO = Path(__file__).resolve().parents[2]
-
-TINY = {
-    "world": {"n_train": 500, "n_val": 50, "n_test": 100},
-    "train": {"epochs": 5, "batch_size": 64, "lr": 0.002, "warmup_steps": 20},
-    "score": {"n_boot": 100},
-}
-
-
-def copy_workflow(dest: Path) -> Path:
-    """A fresh working directory with the workflow and a tiny params override."""
-    shutil.copy(REPO / "Snakefile", dest / "Snakefile")
-    shutil.copy(REPO / "params.yaml", dest / "params.yaml")
-    shutil.copy(REPO / "environment.yml", dest / "environment.yml")
-    shutil.copytree(REPO / "workflow", dest / "workflow", symlinks=True)
-    (dest / "tiny.yaml").write_text(yaml.safe_dump(TINY))
-    return dest
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "tiny.yaml", *args]
-    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=1200)
+from workflow_helpers import copy_workflow, planned_jobs, snakemake
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +70,42 @@ def test_typo_in_params_fails_at_load(tmp_path):
     res = snakemake(d, "-n")
     assert res.returncode != 0
     assert "n_tset" in res.stdout + res.stderr
+
+
+SCORING_RULES = {"score_benchmark", "metrics_benchmark", "table_benchmark", "report_benchmark", "index", "all"}
+
+
+@pytest.mark.slow
+def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
+    jobs = planned_jobs(run_dir, override={"bivlc": {"p_extra_object": 0.25}})
+    rules = {rule for rule, _ in jobs}
+    assert rules == SCORING_RULES | {"build_benchmark", "audit_benchmark", "embed_added"}, rules
+    for rule, wildcards in jobs:
+        assert "cxc" not in wildcards, (rule, wildcards)
+        if "bench=" in wildcards or "added=" in wildcards:
+            assert "bivlc" in wildcards, (rule, wildcards)
+    assert "train" not in rules and "embed" not in rules
+
+
+@pytest.mark.slow
+def test_a_score_parameter_reruns_only_metrics_tables_and_reports(run_dir):
+    jobs = planned_jobs(run_dir, override={"score": {"n_boot": 50}})
+    rules = {rule for rule, _ in jobs}
+    assert rules == {
+        "metrics_benchmark",
+        "metrics_retrieval",
+        "table_benchmark",
+        "table_retrieval",
+        "report_benchmark",
+        "report_retrieval",
+        "index",
+        "all",
+    }, rules
+
+
+@pytest.mark.slow
+def test_a_world_parameter_reruns_everything_downstream(run_dir):
+    everything = {rule for rule, _ in planned_jobs(run_dir, "--forceall")}
+    jobs = planned_jobs(run_dir, override={"world": {"noise": 5.0}})
+    assert {rule for rule, _ in jobs} == everything
+    assert len(jobs) == len(planned_jobs(run_dir, "--forceall"))

@@ -1,8 +1,13 @@
 # Helpers: config validation, the model registry view, and named input functions (no lambdas in rules).
 import json
+import re
 import os
 
 from snakemake.utils import validate
+
+from itmbench.benchmarks.registry import BENCHMARKS
+from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
+from itmbench.sources.released import load_registry
 
 
 validate(config, schema="../schemas/params.schema.yaml", set_default=True)
@@ -13,14 +18,24 @@ RESULTS = f"results/{SOURCE}"
 MODELS = sorted(config["models"])
 TRAINED = sorted(m for m, spec in config["models"].items() if spec.get("trainer"))
 RETRIEVAL_BENCHMARKS = ["retrieval"]
+WORLD_BENCHMARKS = sorted(BENCHMARKS)
+ADDING_BENCHMARKS = sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
 NOTEBOOKS = "workflow/notebooks"
 ENV = "../envs/itmbench.yaml"
+RAW = "data/raw"
+MIRROR = config.get("mirror") or ""
+STATISTICS_PAPERS = sorted(STATISTICS_KEYS)
+RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items()}
 
 
 wildcard_constraints:
     model="|".join(MODELS),
     trained="|".join(TRAINED) if TRAINED else "__none__",
     benchmark="|".join(RETRIEVAL_BENCHMARKS),
+    bench="|".join(WORLD_BENCHMARKS),
+    added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
+    paper="|".join(STATISTICS_PAPERS),
+    released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
 
 
 def section_json(name):
@@ -59,8 +74,45 @@ def get_checkpoint_flag(wildcards, input):
     return f"--checkpoint {input.checkpoint}" if input.get("checkpoint") else ""
 
 
-def get_benchmark_items(wildcards):
-    return expand(f"{DATA}/{{benchmark}}/items.parquet", benchmark=RETRIEVAL_BENCHMARKS)
+def get_embed_splits():
+    """The world splits any benchmark evaluates on: their items are embedded once per model."""
+    splits = {config["retrieval"]["split"], config["bison"]["split"], config["eccv"]["split"], config["bivlc"]["split"]}
+    splits |= set(config["mcic"]["splits"].values()) | set(config["cxc"]["splits"])
+    return " ".join(sorted(splits))
+
+
+def get_added_items_dir(wildcards, input):
+    """The folder of new items a benchmark added (BiVLC's generated images and edited captions)."""
+    return os.path.join(os.path.dirname(input.bench), "extra_items")
+
+
+def get_bench_embeddings(wildcards):
+    """A model's cache files a benchmark reads: the world's items, plus the items it added itself."""
+    files = [f"{RESULTS}/embeddings/{wildcards.model}/items.npz"]
+    if wildcards.bench in ADDING_BENCHMARKS:
+        files.append(f"{RESULTS}/embeddings/{wildcards.model}/{wildcards.bench}.npz")
+    return files
+
+
+def get_bench_params(wildcards):
+    return section_json(wildcards.bench)
+
+
+def get_bench_deps(wildcards):
+    """The items file of each benchmark this one builds on (ECCV unions CxC's positives)."""
+    return [f"{DATA}/{dep}/items.parquet" for dep in BENCHMARKS[wildcards.bench].depends_on]
+
+
+def get_bench_dep_flags(wildcards):
+    return " ".join(f"--dep {dep}={DATA}/{dep}" for dep in BENCHMARKS[wildcards.bench].depends_on)
+
+
+def get_bench_metrics(wildcards):
+    return expand(f"{RESULTS}/metrics/{wildcards.bench}/{{model}}.json", model=MODELS)
+
+
+def get_bench_title(wildcards):
+    return f"{wildcards.bench} in the world: every model (%, 95% intervals)"
 
 
 def get_retrieval_metrics(wildcards):
@@ -72,7 +124,11 @@ def get_retrieval_report():
 
 
 def get_reports(wildcards):
-    return [get_retrieval_report()]
+    """Every report: the world's, and the released source's when a mirror is set."""
+    reports = [get_retrieval_report()] + expand("reports/world/{bench}.html", bench=WORLD_BENCHMARKS)
+    if MIRROR:
+        reports.append("reports/released/released.html")
+    return reports
 
 
 def dir_of_input(key):
@@ -93,3 +149,56 @@ def dir_of_output(key):
 
     _dir.__name__ = f"get_dir_of_output_{key}"
     return _dir
+
+
+def get_released_key(wildcards):
+    return RELEASED_PATHS[wildcards.released_path]
+
+
+def get_mirror_flag(wildcards):
+    return f"--mirror {MIRROR}" if MIRROR else ""
+
+
+def get_statistics_inputs(wildcards):
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS[wildcards.paper]]
+
+
+def get_paper_table_inputs(wildcards):
+    return [str(raw_path(key, RAW)) for key in PAPER_TABLE_KEYS]
+
+
+def get_released_targets():
+    """The released source's statistics: each paper's dataset statistics from the released files."""
+    return expand("results/released/tables/statistics/{paper}.md", paper=STATISTICS_PAPERS)
+
+
+def get_all_targets(wildcards):
+    """The default run: the world's reports, plus the released statistics when a mirror is set."""
+    return ["reports/index.html"]
+
+
+def get_bench_report_parameters(wildcards):
+    """The notebook's parameters: where its benchmark's files are (it computes nothing expensive)."""
+    tables = f"{RESULTS}/tables/{wildcards.bench}"
+    return json.dumps(
+        {
+            "source": SOURCE,
+            "benchmark": wildcards.bench,
+            "table_md": f"{tables}/{wildcards.bench}.md",
+            "audit_md": f"{tables}/audit.md",
+            "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
+            "bench_dir": f"{DATA}/{wildcards.bench}",
+            "claims_csv": f"{RESULTS}/tables/claims/claims.csv",
+        },
+        sort_keys=True,
+    )
+
+
+def get_metrics_root(wildcards, input):
+    """results/<source>/metrics, from the metrics files the rule reads."""
+    return os.path.dirname(os.path.dirname(input[0]))
+
+
+def get_released_root(wildcards, output):
+    """results/released, from the tables the rule writes."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(output.bivlc[0])))

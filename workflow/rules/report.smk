@@ -72,3 +72,72 @@ rule index:
         ENV
     shell:
         "itmbench index {input} --out {output} > {log} 2>&1"
+
+
+rule table_benchmark:
+    input:
+        get_bench_metrics,
+    output:
+        csv=f"{RESULTS}/tables/{{bench}}/{{bench}}.csv",
+        md=f"{RESULTS}/tables/{{bench}}/{{bench}}.md",
+        tex=f"{RESULTS}/tables/{{bench}}/{{bench}}.tex",
+    params:
+        title=get_bench_title,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/{bench}.log",
+    benchmark:
+        "benchmarks/rules/tables/{bench}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench table-benchmark {input} --out-csv {output.csv} --title {params.title:q} > {log} 2>&1"
+
+
+rule report_benchmark:
+    input:
+        notebook=f"{NOTEBOOKS}/benchmark.ipynb",
+        table=rules.table_benchmark.output.csv,
+        audit=rules.audit_benchmark.output.csv,
+        metrics=get_bench_metrics,
+        claims=f"{RESULTS}/tables/claims/claims.csv",
+    output:
+        "reports/world/{bench}.html",
+    params:
+        parameters=get_bench_report_parameters,
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/reports/{bench}.log",
+    benchmark:
+        "benchmarks/rules/reports/{bench}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --out {output} > {log} 2>&1"
+
+
+rule claims:
+    input:
+        expand(f"{RESULTS}/metrics/{{bench}}/{{model}}.json", bench=WORLD_BENCHMARKS, model=MODELS),
+        expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=MODELS),
+    output:
+        csv=f"{RESULTS}/tables/claims/claims.csv",
+        md=f"{RESULTS}/tables/claims/claims.md",
+    params:
+        metrics_dir=get_metrics_root,
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/claims.log",
+    benchmark:
+        "benchmarks/rules/tables/claims.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --out-csv {output.csv} > {log} 2>&1"

@@ -1,31 +1,58 @@
-# Scoring: one embedding per needed item per model, then per-(model, benchmark) scores and metrics.
+# Scoring: one embedding per item per model (the world's items, and the items a benchmark adds),
+# then per-(model, benchmark) scores and metrics.
 
 
 rule embed:
     input:
-        needed=rules.needed_items.output[0],
         images=rules.world.output.images,
+        image_table=rules.world.output.image_table,
         captions=rules.world.output.captions,
         checkpoint=get_checkpoint,
     output:
-        f"{RESULTS}/embeddings/{{model}}.npz",
+        f"{RESULTS}/embeddings/{{model}}/items.npz",
     params:
         spec=get_model_spec,
         checkpoint=get_checkpoint_flag,
         items_dir=dir_of_input("captions"),
+        splits=get_embed_splits(),
     threads: workflow.cores
     resources:
         mem_mb=4000,
         gpu=1,
     log:
-        "logs/embed/{model}.log",
+        "logs/embed/{model}/items.log",
     benchmark:
-        "benchmarks/rules/embed/{model}.tsv"
+        "benchmarks/rules/embed/{model}/items.tsv"
     conda:
         ENV
     shell:
         "itmbench embed --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
-        "--items {params.items_dir} --needed {input.needed} --out {output} --threads {threads} > {log} 2>&1"
+        "--items {params.items_dir} --splits {params.splits} --out {output} --threads {threads} > {log} 2>&1"
+
+
+rule embed_added:
+    input:
+        bench=f"{DATA}/{{added}}/items.parquet",
+        checkpoint=get_checkpoint,
+    output:
+        f"{RESULTS}/embeddings/{{model}}/{{added}}.npz",
+    params:
+        spec=get_model_spec,
+        checkpoint=get_checkpoint_flag,
+        items_dir=get_added_items_dir,
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+        gpu=1,
+    log:
+        "logs/embed/{model}/{added}.log",
+    benchmark:
+        "benchmarks/rules/embed/{model}/{added}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench embed --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
+        "--items {params.items_dir} --out {output} --threads {threads} > {log} 2>&1"
 
 
 rule score_retrieval:
@@ -69,4 +96,47 @@ rule metrics_retrieval:
         ENV
     shell:
         "itmbench metrics-retrieval --scores {input} --model {wildcards.model} --benchmark {wildcards.benchmark} "
+        "--config {params.score:q} --out {output} > {log} 2>&1"
+
+
+rule score_benchmark:
+    input:
+        bench=f"{DATA}/{{bench}}/items.parquet",
+        embeddings=get_bench_embeddings,
+    output:
+        f"{RESULTS}/scores/{{bench}}/{{model}}.parquet",
+    params:
+        bench_dir=dir_of_input("bench"),
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+    log:
+        "logs/score/{bench}/{model}.log",
+    benchmark:
+        "benchmarks/rules/score/{bench}/{model}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} "
+        "--embeddings {input.embeddings} --out {output} --threads {threads} > {log} 2>&1"
+
+
+rule metrics_benchmark:
+    input:
+        rules.score_benchmark.output[0],
+    output:
+        f"{RESULTS}/metrics/{{bench}}/{{model}}.json",
+    params:
+        score=get_score_params,
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/metrics/{bench}/{model}.log",
+    benchmark:
+        "benchmarks/rules/metrics/{bench}/{model}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench metrics-benchmark --name {wildcards.bench} --scores {input} --model {wildcards.model} "
         "--config {params.score:q} --out {output} > {log} 2>&1"

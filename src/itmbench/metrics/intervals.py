@@ -17,7 +17,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # clamp to [0, 1] and around p: floating error must not put p outside its own interval
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def binomial_standard_error(p: float, n: int) -> float:

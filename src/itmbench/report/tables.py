@@ -15,6 +15,8 @@ def _cell(value: float, lo: float, hi: float, decimals: int) -> str:
     if pd.isna(value):
         return "–"
     if pd.isna(lo) or pd.isna(hi):
+        if float(value).is_integer() and abs(value) < 1e15:
+            return f"{int(value)}"  # a count
         return f"{value:.{decimals}f}"
     return f"{value:.{decimals}f} ({lo:.{decimals}f}–{hi:.{decimals}f})"
 
@@ -77,4 +79,35 @@ def write_table(
     write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
     write_text(paths[1], markdown(wide, title, row_header))
     write_text(paths[2], latex(wide, title, row_header, label=f"tab:{prefix.name}"))
+    return paths
+
+
+def write_comparison_table(df: pd.DataFrame, prefix: str | Path, title: str) -> list[Path]:
+    """A published-vs-regenerated table (table, row, column, published, regenerated, difference, status)."""
+    needed = ["table", "row", "column", "published", "regenerated", "difference", "status"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise ValueError(f"comparison table is missing columns {missing}; expected {needed}")
+    prefix = Path(prefix)
+
+    def fmt(v: object) -> str:
+        if v is None or (isinstance(v, float) and pd.isna(v)):
+            return "–"
+        if isinstance(v, float):
+            return f"{v:g}"
+        return str(v)
+
+    wide = pd.DataFrame(
+        {
+            "published": [fmt(v) for v in df["published"]],
+            "regenerated": [fmt(v) for v in df["regenerated"]],
+            "difference": [fmt(v) for v in df["difference"]],
+            "status": df["status"].astype(str).tolist(),
+        },
+        index=[f"{t} / {r} / {c}" for t, r, c in zip(df["table"], df["row"], df["column"])],
+    )
+    paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md"), prefix.with_suffix(".tex")]
+    write_text(paths[0], df.to_csv(index=False, lineterminator="\n"))
+    write_text(paths[1], markdown(wide, title, "table / row / column"))
+    write_text(paths[2], latex(wide, title, "table / row / column", label=f"tab:{prefix.name}"))
     return paths

@@ -65,11 +65,15 @@ def top_k(queries: torch.Tensor, gallery: torch.Tensor, k: int, chunk_size: int 
 def positive_lists(
     query_ids: np.ndarray, gallery_ids: np.ndarray, pairs: pd.DataFrame, query_col: str, gallery_col: str
 ) -> list[np.ndarray]:
-    """For each query id, the gallery row indices of its positives."""
-    row_of = pd.Series(np.arange(len(gallery_ids)), index=gallery_ids)
-    pairs = pairs[pairs[gallery_col].isin(row_of.index)]
-    grouped = pairs.groupby(query_col)[gallery_col].apply(lambda s: np.sort(row_of[s.to_numpy()].to_numpy()))
-    return [grouped.get(q, np.empty(0, dtype=np.int64)) for q in query_ids]
+    """For each query id, the sorted, distinct gallery row indices of its positives (vectorised)."""
+    q_rows = pd.Index(query_ids).get_indexer(pairs[query_col].to_numpy())
+    g_rows = pd.Index(gallery_ids).get_indexer(pairs[gallery_col].to_numpy())
+    keep = (q_rows >= 0) & (g_rows >= 0)
+    q_rows, g_rows = q_rows[keep], g_rows[keep]
+    order = np.lexsort((g_rows, q_rows))
+    q_rows, g_rows = q_rows[order], g_rows[order]
+    bounds = np.searchsorted(q_rows, np.arange(len(query_ids) + 1))
+    return [np.unique(g_rows[bounds[i] : bounds[i + 1]]).astype(np.int64) for i in range(len(query_ids))]
 
 
 def score_retrieval(

@@ -36,8 +36,8 @@ class Scene:
     background: int
 
     def to_json(self) -> str:
-        """Serialise to a canonical JSON string (sorted keys, positions to 4 decimals)."""
-        objs = [{**asdict(o), "x": round(o.x, 4), "y": round(o.y, 4)} for o in self.objects]
+        """Serialise to a canonical JSON string (sorted keys; exact positions, JSON round-trips floats)."""
+        objs = [asdict(o) for o in self.objects]  # exact floats: truth must read what the captions saw
         return json.dumps(
             {"image_id": self.image_id, "objects": objs, "background": self.background},
             sort_keys=True,

@@ -1,0 +1,684 @@
+"""BISON in the world: binary image selection built by the paper's three-stage procedure.
+
+Hu, Misra, van der Maaten, "Evaluating Text-to-Image Matching using Binary Image Selection".
+One instance is a caption (query) and two similar images; the model must pick the image the
+caption describes. Construction on one split of the world (the analogue of COCO val2014):
+
+1. Pairs: each image gets a representation, the mean word embedding of all the words of all
+   its captions (a FastText model, as in the paper, trained here on the world's TRAIN captions,
+   seeded, one worker), and is paired with its nearest neighbour by cosine similarity.
+2. Queries: a simulated annotator sees the positive image's captions and picks one that
+   describes the positive but not the negative image (by the world's truth), or "none of the
+   above"; "none" drops the pair.
+3. Verification: independent simulated verifiers see the two images and the query and answer
+   positive / negative / both / neither (by the world's truth); the triple is kept only if every
+   verifier picks the positive image.
+
+Canonical tables (the columns of `itmbench.sources.bison`, so scoring is shared with the
+released file): `annotations` with bison_id, caption_id, image_id_0, image_filename_0,
+image_id_1, image_filename_1, true_image_id, true_index, false_image_id (plus the world-only
+column caption_fits_false); `items` (kind, item_id); construction tables `pairs` (one row per
+stage-1 pair with every stage's outcome) and `stages` (stage, count, published_count:
+67,564 -> 61,861 -> 54,253 on COCO).
+
+Decisions where the paper is silent (each a `BisonConfig` field with this default):
+- pairing = "both": every unordered nearest-neighbour pair {i, nn(i)} is posed both ways (each
+  image once as the positive). The paper reads as one pair per image (query = positive), which
+  would give 40,504 pairs on COCO val2014, yet it reports 67,564 = 2 x 33,782, between N/2 and N
+  unordered pairs: posing each unordered pair both ways is the reading that fits the count. So
+  does Table 2: 45,218 unique queries for 54,253 examples means images are positive more than once,
+  which one pair per image (each image positive once, one query each) cannot give.
+  "query" gives one pair per image (positive = the image, negative = its neighbour).
+- Word embeddings: gensim FastText (embedding = "fasttext"; "word2vec" is the alternative),
+  vector_size 64, window 5, min_count 1, epochs 10, character n-grams 3-6, 10,000 hash buckets
+  (the vocabulary of the world is tens of words; gensim's 2M buckets would cost 512 MB). Text is
+  lower-cased and split on whitespace. Nearest-neighbour ties go to the lower image id.
+- Annotator (stage 2): with probability 1 - annotator_error it answers correctly, uniformly
+  among the discriminative captions (those of the positive image that do not fit the negative),
+  or "none" if there is none; with probability annotator_error it answers wrongly, uniformly
+  among the wrong options (a non-discriminative caption, or "none" when a discriminative caption
+  exists). Default 0.05. The paper notes annotators chose the longest caption about 30% of the
+  time; the simulated annotator has no length preference.
+- Verifiers (stage 3): n_verifiers = 2 (the paper's), each answers correctly with probability
+  1 - verifier_error, else uniformly among the other three answers. verifier_error = 0.06 is
+  calibrated so that (1 - 0.06)^2 = 88.4% of correct triples survive, near the paper's 87.70%.
+- Candidate order: the two images of a triple are shown in a seeded random order
+  (shuffle_candidates = true), so the position carries no information.
+- Randomness: every draw of a pair comes from its own generator seeded by (seed, positive id,
+  negative id, stage), so a pair's outcome does not depend on which other pairs exist.
+- bison_id is the stage-1 pair id (pairs sorted by positive then negative image id): ids are
+  stable when the annotator or verifier parameters change.
+- The world's relation margin and max_objects come from the WorldConfig passed as `world_cfg`
+  (the defaults of WorldConfig otherwise); build checks that every caption of the split fits its
+  own image under that margin, which catches a mismatched margin.
+
+Scoring: s(q, I) is the dot product of the cached unit embeddings; an instance is correct if
+s(q, I_true) > s(q, I_false) strictly (a tie counts as wrong). Accuracy with a Wilson interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from itmbench.io import write_parquet
+from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
+from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.scoring.embed import EmbeddingCache
+from itmbench.sources.bison import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
+from itmbench.world.captions import CaptionStructure
+from itmbench.world.generate import SPLITS, World, WorldConfig
+from itmbench.world.scene import Scene
+from itmbench.world.truth import truth_matrix
+
+PUBLISHED_STAGE_COUNTS: dict[str, int] = {
+    "1: image pairs": 67_564,
+    "2: query triples": 61_861,
+    "3: verified triples": 54_253,
+}
+STAGE_NAMES = tuple(PUBLISHED_STAGE_COUNTS)
+PUBLISHED_SPLIT_IMAGES = 40_504  # COCO val2014 (Table 2)
+PUBLISHED_BISON_IMAGES = 38_680  # images with a BISON example (Table 2, about 95.5%)
+PUBLISHED_BISON_CAPTIONS = 45_218  # unique queries (Table 2)
+VERIFIER_ANSWERS = ("positive", "negative", "both", "neither")
+NONE_CHOICE = -1  # stage-2 answer "none of the above"
+IMAGE_FILENAME = "world_{image_id}.png"
+# A caption is generated on exact positions and judged on the scene JSON (positions to 4 decimals),
+# so a relation at the margin can flip (1 of 13,750 captions in the default world). More than this
+# share of misfits means the margin is not the world's.
+MAX_OWN_MISFIT = 0.01
+
+PAIR_COLUMNS: dict[str, str] = {
+    "pair_id": "int64",
+    "positive_image_id": "int64",
+    "negative_image_id": "int64",
+    "cosine": "float64",
+    "mutual": "bool",
+    "n_discriminative": "int64",
+    "chosen_caption_id": "int64",
+    "annotator_correct": "bool",
+    "caption_fits_negative": "bool",
+    "verifier_answers": "string",
+    "accepted": "bool",
+}
+STAGE_COLUMNS: dict[str, str] = {"stage": "string", "count": "int64", "published_count": "int64"}
+ITEM_COLUMNS: dict[str, str] = {"kind": "string", "item_id": "int64"}
+REQUIRED_COLUMNS: dict[str, list[str]] = {
+    "annotations": list(ANNOTATION_SCHEMA),
+    "pairs": list(PAIR_COLUMNS),
+    "stages": list(STAGE_COLUMNS),
+    "items": list(ITEM_COLUMNS),
+}
+SCORE_COLUMNS = ["bison_id", "caption_id", "true_image_id", "false_image_id", "score_true", "score_false", "correct"]
+
+
+@dataclass(frozen=True)
+class BisonConfig:
+    """BISON construction in the world (params.yaml section `bison`); defaults are the module's decisions."""
+
+    split: str = "test"
+    seed: int = 0
+    pairing: str = "both"
+    embedding: str = "fasttext"
+    vector_size: int = 64
+    window: int = 5
+    min_count: int = 1
+    epochs: int = 10
+    fasttext_min_n: int = 3
+    fasttext_max_n: int = 6
+    fasttext_bucket: int = 10_000
+    annotator_error: float = 0.05
+    verifier_error: float = 0.06
+    n_verifiers: int = 2
+    shuffle_candidates: bool = True
+
+    def __post_init__(self) -> None:
+        if self.split not in SPLITS:
+            raise ValueError(f"bison params: split {self.split!r}; expected one of {SPLITS}")
+        if self.pairing not in ("both", "query"):
+            raise ValueError(f"bison params: pairing {self.pairing!r}; expected 'both' or 'query'")
+        if self.embedding not in ("fasttext", "word2vec"):
+            raise ValueError(f"bison params: embedding {self.embedding!r}; expected 'fasttext' or 'word2vec'")
+        for name in ("annotator_error", "verifier_error"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"bison params: {name}={value}; expected a probability in [0, 1]")
+        for name in ("vector_size", "window", "min_count", "epochs", "n_verifiers", "fasttext_bucket"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"bison params: {name}={getattr(self, name)}; expected an integer >= 1")
+        if not 1 <= self.fasttext_min_n <= self.fasttext_max_n:
+            raise ValueError(
+                f"bison params: fasttext_min_n={self.fasttext_min_n}, fasttext_max_n={self.fasttext_max_n}; "
+                "expected 1 <= min_n <= max_n"
+            )
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> BisonConfig:
+        """Build from a params section, rejecting unknown keys with their names."""
+        known = {f.name for f in fields(BisonConfig)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"bison params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
+        return BisonConfig(**d)
+
+
+SCHEMA_YAML = """\
+bison:
+  type: object
+  additionalProperties: false
+  default: {}
+  description: BISON built in the world by the paper's three stages (src/itmbench/benchmarks/bison.py).
+  properties:
+    split:
+      {type: string, enum: [train, val, test], default: test,
+       description: "Split whose images are paired (the COCO val2014 analogue)."}
+    seed:
+      {type: integer, default: 0,
+       description: "Seed of the word embeddings, the simulated annotators and the candidate order."}
+    pairing:
+      {type: string, enum: [both, query], default: both,
+       description: "both: each unordered nearest-neighbour pair posed both ways (fits 67,564); query: one per image."}
+    embedding:
+      {type: string, enum: [fasttext, word2vec], default: fasttext,
+       description: "gensim word embeddings, trained on the train captions, whose caption mean pairs the images."}
+    vector_size: {type: integer, minimum: 1, default: 64, description: Dimension of the word embeddings.}
+    window: {type: integer, minimum: 1, default: 5, description: Context window of the word embeddings.}
+    min_count: {type: integer, minimum: 1, default: 1, description: Minimum word count of the embedding vocabulary.}
+    epochs: {type: integer, minimum: 1, default: 10, description: Training epochs of the word embeddings.}
+    fasttext_min_n: {type: integer, minimum: 1, default: 3, description: Shortest FastText character n-gram.}
+    fasttext_max_n: {type: integer, minimum: 1, default: 6, description: Longest FastText character n-gram.}
+    fasttext_bucket:
+      {type: integer, minimum: 1, default: 10000,
+       description: "FastText n-gram hash buckets (the world's vocabulary is tiny)."}
+    annotator_error:
+      {type: number, minimum: 0, maximum: 1, default: 0.05,
+       description: "Probability that the stage-2 annotator answers wrongly (uniform among wrong options)."}
+    verifier_error:
+      {type: number, minimum: 0, maximum: 1, default: 0.06,
+       description: "Probability that a stage-3 verifier answers wrongly; (1-0.06)^2 is near the paper's 87.7%."}
+    n_verifiers:
+      {type: integer, minimum: 1, default: 2,
+       description: "Verifiers per triple; every one must pick the positive image."}
+    shuffle_candidates:
+      {type: boolean, default: true,
+       description: "Seeded random order of the two candidate images (else the true image is candidate 0)."}
+"""
+
+
+# ----------------------------------------------------------------------------------------------
+# Stage 1: nearest neighbours by the mean word embedding of an image's captions
+
+
+def _tokens(text: str) -> list[str]:
+    return text.lower().split()
+
+
+def _word_vectors(train_texts: list[str], cfg: BisonConfig) -> Any:
+    """Train the seeded word embeddings on the train captions; returns gensim KeyedVectors."""
+    from gensim.models import FastText, Word2Vec
+
+    sentences = [_tokens(t) for t in train_texts]
+    if not sentences:
+        raise ValueError("world has no train captions to train the BISON word embeddings on")
+    common = dict(
+        sentences=sentences,
+        vector_size=cfg.vector_size,
+        window=cfg.window,
+        min_count=cfg.min_count,
+        epochs=cfg.epochs,
+        seed=cfg.seed,
+        workers=1,
+    )
+    if cfg.embedding == "fasttext":
+        model = FastText(**common, min_n=cfg.fasttext_min_n, max_n=cfg.fasttext_max_n, bucket=cfg.fasttext_bucket)
+    else:
+        model = Word2Vec(**common)
+    return model.wv
+
+
+def image_text_embeddings(world: World, image_ids: np.ndarray, cfg: BisonConfig) -> np.ndarray:
+    """Mean word embedding of all words of all captions of each image, float64 [N, D] (not normalised)."""
+    wv = _word_vectors(world.caption_table.loc[world.caption_table["split"] == "train", "text"].tolist(), cfg)
+    captions = world.caption_table[world.caption_table["image_id"].isin(image_ids)]
+    words_of: dict[int, list[str]] = {int(i): [] for i in image_ids}
+    for image_id, text in zip(captions["image_id"].to_numpy(), captions["text"]):
+        words_of[int(image_id)].extend(_tokens(text))
+    out = np.zeros((len(image_ids), cfg.vector_size), dtype=np.float64)
+    for row, image_id in enumerate(image_ids):
+        words = words_of[int(image_id)]
+        if cfg.embedding == "word2vec":
+            words = [w for w in words if w in wv.key_to_index]
+        if not words:
+            raise ValueError(f"image {int(image_id)}: no caption word has a {cfg.embedding} vector")
+        out[row] = np.mean([wv[w] for w in words], axis=0, dtype=np.float64)
+    return out
+
+
+def nearest_neighbour_pairs(image_ids: np.ndarray, vectors: np.ndarray, pairing: str) -> pd.DataFrame:
+    """Stage 1: (positive, negative) image pairs from cosine nearest neighbours, sorted, with pair ids."""
+    if len(image_ids) < 2:
+        raise ValueError(f"BISON needs at least 2 images in the split, got {len(image_ids)}")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / np.where(norms > 0, norms, 1.0)
+    sims = unit @ unit.T
+    np.fill_diagonal(sims, -np.inf)
+    nn = np.argmax(sims, axis=1)  # first maximum: ties go to the lower row (image ids are sorted)
+    if pairing == "query":
+        pos, neg = np.arange(len(nn)), nn
+    else:
+        unordered = {(min(i, int(j)), max(i, int(j))) for i, j in enumerate(nn)}
+        a = np.array(sorted(unordered), dtype=np.int64).reshape(-1, 2)
+        pos, neg = np.concatenate([a[:, 0], a[:, 1]]), np.concatenate([a[:, 1], a[:, 0]])
+    df = pd.DataFrame(
+        {
+            "positive_image_id": image_ids[pos].astype(np.int64),
+            "negative_image_id": image_ids[neg].astype(np.int64),
+            "cosine": sims[pos, neg].astype(np.float64),
+            "mutual": (nn[pos] == neg) & (nn[neg] == pos),
+        }
+    )
+    df = df.sort_values(["positive_image_id", "negative_image_id"], kind="stable", ignore_index=True)
+    df.insert(0, "pair_id", np.arange(len(df), dtype=np.int64))
+    return df
+
+
+# ----------------------------------------------------------------------------------------------
+# Stages 2 and 3: simulated annotator and verifiers, from the world's truth
+
+
+def _pair_rng(seed: int, positive: int, negative: int, stream: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, positive, negative, stream]))
+
+
+def simulate_annotator(
+    caption_ids: np.ndarray, discriminative: np.ndarray, error: float, rng: np.random.Generator
+) -> tuple[int, bool]:
+    """Stage 2: a caption id (or NONE_CHOICE) and whether the answer is correct, under the error model."""
+    correct = [int(c) for c, d in zip(caption_ids, discriminative) if d] or [NONE_CHOICE]
+    wrong = [int(c) for c, d in zip(caption_ids, discriminative) if not d]
+    if correct[0] != NONE_CHOICE:
+        wrong.append(NONE_CHOICE)
+    erred = bool(rng.random() < error) and bool(wrong)
+    options = wrong if erred else correct
+    return options[int(rng.integers(len(options)))], not erred
+
+
+def true_verifier_answer(fits_positive: bool, fits_negative: bool) -> str:
+    """The correct stage-3 answer for a query that does or does not fit each image."""
+    if fits_positive:
+        return "both" if fits_negative else "positive"
+    return "negative" if fits_negative else "neither"
+
+
+def simulate_verifiers(truth: str, n: int, error: float, rng: np.random.Generator) -> list[str]:
+    """Stage 3: n independent answers, each correct with probability 1 - error, else a uniform wrong one."""
+    answers = []
+    for _ in range(n):
+        if rng.random() < error:
+            others = [a for a in VERIFIER_ANSWERS if a != truth]
+            answers.append(others[int(rng.integers(len(others)))])
+        else:
+            answers.append(truth)
+    return answers
+
+
+def _split_truth(
+    world: World, split: str, margin: float, max_objects: int
+) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
+    """Image ids of a split, its captions, and truth [captions, images] of the split."""
+    images = world.image_table[world.image_table["split"] == split].sort_values("image_id", kind="stable")
+    if images.empty:
+        raise ValueError(f"world has no images in split {split!r}")
+    image_ids = images["image_id"].to_numpy(dtype=np.int64)
+    captions = world.caption_table[world.caption_table["split"] == split].sort_values("caption_id", kind="stable")
+    scenes_by_id = dict(zip(world.scene_table["image_id"].to_numpy(), world.scene_table["scene"]))
+    missing = [int(i) for i in image_ids if int(i) not in scenes_by_id]
+    if missing:
+        raise ValueError(f"world scene table: no scene for image ids {missing[:5]}; expected one per image")
+    scenes = [Scene.from_json(scenes_by_id[int(i)]) for i in image_ids]
+    structures = [CaptionStructure.from_json(s) for s in captions["structure"]]
+    fits = truth_matrix(structures, scenes, margin, max_objects)
+    col = {int(i): c for c, i in enumerate(image_ids)}
+    own = np.array([col[int(i)] for i in captions["image_id"]], dtype=np.int64)
+    bad = np.flatnonzero(~fits[np.arange(len(own)), own])
+    if len(bad) > MAX_OWN_MISFIT * len(own):
+        cid = int(captions["caption_id"].iloc[bad[0]])
+        raise ValueError(
+            f"world split {split!r}: {len(bad)} of {len(own)} captions (first: caption {cid}) do not fit their own "
+            f"image under relation_margin={margin}; expected at most {MAX_OWN_MISFIT:.0%} "
+            "(pass the world's WorldConfig as world_cfg)"
+        )
+    return image_ids, captions.reset_index(drop=True), fits
+
+
+def _world_truth_params(world: World, world_cfg: WorldConfig | None) -> tuple[float, int]:
+    wc = world_cfg or WorldConfig()
+    max_objects = max(wc.max_objects, int(world.image_table["n_objects"].max()))
+    return wc.relation_margin, max_objects
+
+
+def build(
+    world: World, cfg: BisonConfig, *, world_cfg: WorldConfig | None = None, **inputs: Any
+) -> dict[str, pd.DataFrame]:
+    """Build BISON on one split of the world: canonical annotations, items, per-pair outcomes, stage counts."""
+    if inputs:
+        raise TypeError(f"bison.build: unexpected inputs {sorted(inputs)}; expected only world_cfg")
+    margin, max_objects = _world_truth_params(world, world_cfg)
+    image_ids, captions, fits = _split_truth(world, cfg.split, margin, max_objects)
+    col = {int(i): c for c, i in enumerate(image_ids)}
+    vectors = image_text_embeddings(world, image_ids, cfg)
+    pairs = nearest_neighbour_pairs(image_ids, vectors, cfg.pairing)
+
+    caption_rows: dict[int, np.ndarray] = {
+        int(k): v.to_numpy() for k, v in captions.groupby("image_id", sort=True).groups.items()
+    }
+    caption_ids_all = captions["caption_id"].to_numpy(dtype=np.int64)
+    n_disc, chosen, ann_ok, fits_neg, answers, accepted = [], [], [], [], [], []
+    for pos, neg in zip(pairs["positive_image_id"].to_numpy(), pairs["negative_image_id"].to_numpy()):
+        rows = caption_rows[int(pos)]
+        disc = ~fits[rows, col[int(neg)]]
+        choice, ok = simulate_annotator(
+            caption_ids_all[rows], disc, cfg.annotator_error, _pair_rng(cfg.seed, int(pos), int(neg), 2)
+        )
+        n_disc.append(int(disc.sum()))
+        chosen.append(choice)
+        ann_ok.append(ok)
+        if choice == NONE_CHOICE:
+            fits_neg.append(False)
+            answers.append("")
+            accepted.append(False)
+            continue
+        row = int(np.searchsorted(caption_ids_all, choice))
+        fp, fn = bool(fits[row, col[int(pos)]]), bool(fits[row, col[int(neg)]])
+        said = simulate_verifiers(
+            true_verifier_answer(fp, fn),
+            cfg.n_verifiers,
+            cfg.verifier_error,
+            _pair_rng(cfg.seed, int(pos), int(neg), 3),
+        )
+        fits_neg.append(fn)
+        answers.append(",".join(said))
+        accepted.append(all(a == "positive" for a in said))
+    pairs = pairs.assign(
+        n_discriminative=np.array(n_disc, dtype=np.int64),
+        chosen_caption_id=np.array(chosen, dtype=np.int64),
+        annotator_correct=np.array(ann_ok, dtype=bool),
+        caption_fits_negative=np.array(fits_neg, dtype=bool),
+        verifier_answers=pd.array(answers, dtype="string"),
+        accepted=np.array(accepted, dtype=bool),
+    ).astype(PAIR_COLUMNS)
+
+    kept = pairs[pairs["accepted"]].reset_index(drop=True)
+    annotations = _annotations(kept, cfg)
+    items = _items(annotations)
+    stages = pd.DataFrame(
+        {
+            "stage": list(STAGE_NAMES),
+            "count": [len(pairs), int((pairs["chosen_caption_id"] != NONE_CHOICE).sum()), len(annotations)],
+            "published_count": list(PUBLISHED_STAGE_COUNTS.values()),
+        }
+    ).astype(STAGE_COLUMNS)
+    return {"annotations": annotations, "pairs": pairs, "stages": stages, "items": items}
+
+
+def _annotations(kept: pd.DataFrame, cfg: BisonConfig) -> pd.DataFrame:
+    """Canonical annotation rows of the accepted triples, candidates in seeded random order."""
+    pos = kept["positive_image_id"].to_numpy(dtype=np.int64)
+    neg = kept["negative_image_id"].to_numpy(dtype=np.int64)
+    if cfg.shuffle_candidates:
+        true_index = np.array(
+            [int(_pair_rng(cfg.seed, int(p), int(n), 4).integers(2)) for p, n in zip(pos, neg)], dtype=np.int64
+        )
+    else:
+        true_index = np.zeros(len(pos), dtype=np.int64)
+    image_0 = np.where(true_index == 0, pos, neg)
+    image_1 = np.where(true_index == 0, neg, pos)
+    frame = pd.DataFrame(
+        {
+            "bison_id": kept["pair_id"].to_numpy(dtype=np.int64),
+            "caption_id": kept["chosen_caption_id"].to_numpy(dtype=np.int64),
+            "image_id_0": image_0,
+            "image_filename_0": [IMAGE_FILENAME.format(image_id=int(i)) for i in image_0],
+            "image_id_1": image_1,
+            "image_filename_1": [IMAGE_FILENAME.format(image_id=int(i)) for i in image_1],
+            "true_image_id": pos,
+            "true_index": true_index,
+            "false_image_id": neg,
+        }
+    ).astype(ANNOTATION_SCHEMA)
+    frame["caption_fits_false"] = kept["caption_fits_negative"].to_numpy(dtype=bool)
+    return frame
+
+
+def _items(annotations: pd.DataFrame) -> pd.DataFrame:
+    """Every image and caption a model must embed to score these annotations, sorted, each once."""
+    images = np.unique(np.concatenate([annotations["image_id_0"].to_numpy(), annotations["image_id_1"].to_numpy()]))
+    captions = np.unique(annotations["caption_id"].to_numpy())
+    return pd.DataFrame(
+        {
+            "kind": ["caption"] * len(captions) + ["image"] * len(images),
+            "item_id": np.concatenate([captions, images]).astype(np.int64),
+        }
+    ).astype(ITEM_COLUMNS)
+
+
+# ----------------------------------------------------------------------------------------------
+# Files
+
+
+def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
+    """Write every table as <name>.parquet atomically; items.parquet last (it marks completion)."""
+    missing = [name for name in REQUIRED_COLUMNS if name not in tables]
+    if missing:
+        raise ValueError(f"bison.write: missing tables {missing}; expected {list(REQUIRED_COLUMNS)}")
+    out = Path(out_dir)
+    for name in sorted(tables):
+        if name != "items":
+            write_parquet(out / f"{name}.parquet", tables[name])
+    write_parquet(out / "items.parquet", tables["items"])
+
+
+def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Read the tables written by `write`, checking that each has its required columns."""
+    d = Path(out_dir)
+    tables: dict[str, pd.DataFrame] = {}
+    for name, cols in REQUIRED_COLUMNS.items():
+        path = d / f"{name}.parquet"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: missing; expected the BISON table {name!r} (run the bison rule)")
+        df = pd.read_parquet(path)
+        absent = [c for c in cols if c not in df.columns]
+        if absent:
+            raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
+        tables[name] = df
+    return tables
+
+
+# ----------------------------------------------------------------------------------------------
+# Audit: what only the world can tell
+
+
+def _rate_row(row: str, column: str, k: int, n: int, percent: bool = True) -> dict[str, Any]:
+    scale = 100.0 if percent else 1.0
+    lo, hi = wilson_interval(k, n)
+    value = k / n if n else float("nan")
+    return {"row": row, "column": column, "value": scale * value, "lo": scale * lo, "hi": scale * hi}
+
+
+def _fixed_row(row: str, column: str, value: float) -> dict[str, Any]:
+    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
+
+
+def audit(
+    world: World, tables: dict[str, pd.DataFrame], cfg: BisonConfig, *, world_cfg: WorldConfig | None = None
+) -> pd.DataFrame:
+    """Stage survivor rates and the share of triples whose query also fits the negative, by the world's truth.
+
+    Long form (row, column, value, lo, hi); column 'world' (Wilson intervals on rates, in %) and
+    'published' (the paper's counts and conversion rates, no interval). The leak share is
+    recomputed from the scene graphs, not read from the world-only columns of the tables.
+    """
+    margin, max_objects = _world_truth_params(world, world_cfg)
+    image_ids, captions, fits = _split_truth(world, cfg.split, margin, max_objects)
+    col = {int(i): c for c, i in enumerate(image_ids)}
+    row_of = {int(c): r for r, c in enumerate(captions["caption_id"].to_numpy())}
+    pairs, ann = tables["pairs"], tables["annotations"]
+
+    def fits_false(caption_ids: np.ndarray, false_ids: np.ndarray) -> np.ndarray:
+        try:
+            return np.array(
+                [bool(fits[row_of[int(c)], col[int(i)]]) for c, i in zip(caption_ids, false_ids)], dtype=bool
+            )
+        except KeyError as err:
+            raise ValueError(f"bison audit: id {err.args[0]} is not in the world's {cfg.split!r} split") from err
+
+    n1 = len(pairs)
+    queried = pairs[pairs["chosen_caption_id"] != NONE_CHOICE]
+    n2, n3 = len(queried), len(ann)
+    leak2 = fits_false(queried["chosen_caption_id"].to_numpy(), queried["negative_image_id"].to_numpy())
+    leak3 = fits_false(ann["caption_id"].to_numpy(), ann["false_image_id"].to_numpy())
+    has_disc = pairs["n_discriminative"].to_numpy() > 0
+    valid2 = ~leak2
+    accepted_valid = int(queried["accepted"].to_numpy()[valid2].sum())
+    p1, p2, p3 = PUBLISHED_STAGE_COUNTS.values()
+    n_images = len(np.unique(ann[["image_id_0", "image_id_1"]].to_numpy()))
+    rows = [
+        _fixed_row("stage 1: image pairs", "world", n1),
+        _fixed_row("stage 1: image pairs", "published", p1),
+        _fixed_row("stage 2: query triples", "world", n2),
+        _fixed_row("stage 2: query triples", "published", p2),
+        _fixed_row("stage 3: verified triples", "world", n3),
+        _fixed_row("stage 3: verified triples", "published", p3),
+        _rate_row("stage 2 survivor rate (%)", "world", n2, n1),
+        _fixed_row("stage 2 survivor rate (%)", "published", 100.0 * p2 / p1),
+        _rate_row("stage 3 survivor rate (%)", "world", n3, n2),
+        _fixed_row("stage 3 survivor rate (%)", "published", 100.0 * p3 / p2),
+        _rate_row("overall survivor rate (%)", "world", n3, n1),
+        _fixed_row("overall survivor rate (%)", "published", 100.0 * p3 / p1),
+        _rate_row("pairs with a discriminative caption (%)", "world", int(has_disc.sum()), n1),
+        _rate_row("stage-2 queries that also fit the negative (%)", "world", int(leak2.sum()), n2),
+        _rate_row("BISON queries that also fit the negative (%)", "world", int(leak3.sum()), n3),
+        _rate_row(
+            "valid triples dropped by verification (%)", "world", int(valid2.sum()) - accepted_valid, int(valid2.sum())
+        ),
+        _fixed_row("images in the split", "world", len(image_ids)),
+        _fixed_row("images in the split", "published", PUBLISHED_SPLIT_IMAGES),
+        _rate_row("images in BISON (% of the split)", "world", n_images, len(image_ids)),
+        _fixed_row(
+            "images in BISON (% of the split)", "published", 100.0 * PUBLISHED_BISON_IMAGES / PUBLISHED_SPLIT_IMAGES
+        ),
+        _fixed_row("unique captions", "world", int(ann["caption_id"].nunique())),
+        _fixed_row("unique captions", "published", PUBLISHED_BISON_CAPTIONS),
+    ]
+    return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Scoring
+
+
+def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
+    """Per-instance dual-encoder scores s(q, I_true), s(q, I_false) from the cache; correct is strict '>'."""
+    ann = tables["annotations"]
+    q = cache.get("caption", ann["caption_id"].to_numpy()).to(torch.float32)
+    it = cache.get("image", ann["true_image_id"].to_numpy()).to(torch.float32)
+    ifalse = cache.get("image", ann["false_image_id"].to_numpy()).to(torch.float32)
+    s_true = (q * it).sum(dim=1).numpy().astype(np.float64)
+    s_false = (q * ifalse).sum(dim=1).numpy().astype(np.float64)
+    correct = bison_accuracy(s_true, s_false).correct
+    return pd.DataFrame(
+        {
+            "bison_id": ann["bison_id"].to_numpy(dtype=np.int64),
+            "caption_id": ann["caption_id"].to_numpy(dtype=np.int64),
+            "true_image_id": ann["true_image_id"].to_numpy(dtype=np.int64),
+            "false_image_id": ann["false_image_id"].to_numpy(dtype=np.int64),
+            "score_true": s_true,
+            "score_false": s_false,
+            "correct": correct,
+        }
+    )
+
+
+def score_predictions(tables: dict[str, pd.DataFrame], predictions: pd.DataFrame) -> pd.DataFrame:
+    """Per-instance correctness of released-format predictions (bison_id, predicted_image_id).
+
+    Every annotation needs exactly one prediction, naming one of its two candidates; anything else
+    raises, naming the bison_id.
+    """
+    missing_cols = [c for c in PREDICTION_SCHEMA if c not in predictions.columns]
+    if missing_cols:
+        raise ValueError(f"BISON predictions: missing columns {missing_cols}; expected {list(PREDICTION_SCHEMA)}")
+    ann = tables["annotations"]
+    dup = predictions["bison_id"][predictions["bison_id"].duplicated()]
+    if len(dup):
+        raise ValueError(f"BISON predictions: bison_id {int(dup.iloc[0])} predicted more than once")
+    unknown = sorted(set(predictions["bison_id"].astype("int64")) - set(ann["bison_id"]))
+    if unknown:
+        raise ValueError(f"BISON predictions: bison_id {unknown[0]} is not in the annotations ({len(unknown)} unknown)")
+    merged = ann.merge(predictions[list(PREDICTION_SCHEMA)].astype(PREDICTION_SCHEMA), on="bison_id", how="left")
+    absent = merged["predicted_image_id"].isna()
+    if absent.any():
+        raise ValueError(
+            f"BISON predictions: no prediction for bison_id {int(merged.loc[absent, 'bison_id'].iloc[0])} "
+            f"({int(absent.sum())} missing); expected one per annotation"
+        )
+    pred = merged["predicted_image_id"].to_numpy(dtype=np.int64)
+    off = (pred != merged["image_id_0"].to_numpy()) & (pred != merged["image_id_1"].to_numpy())
+    if off.any():
+        i = int(np.flatnonzero(off)[0])
+        raise ValueError(
+            f"BISON predictions: bison_id {int(merged['bison_id'].iloc[i])} predicts image {int(pred[i])}; "
+            f"expected one of {int(merged['image_id_0'].iloc[i])}, {int(merged['image_id_1'].iloc[i])}"
+        )
+    return pd.DataFrame(
+        {
+            "bison_id": merged["bison_id"].to_numpy(dtype=np.int64),
+            "caption_id": merged["caption_id"].to_numpy(dtype=np.int64),
+            "true_image_id": merged["true_image_id"].to_numpy(dtype=np.int64),
+            "predicted_image_id": pred,
+            "correct": pred == merged["true_image_id"].to_numpy(),
+        }
+    )
+
+
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """BISON accuracy (%) with a Wilson interval; from scores (strict '>', ties wrong) or from `correct`."""
+    if {"score_true", "score_false"} <= set(scores.columns):
+        acc = bison_accuracy(scores["score_true"].to_numpy(), scores["score_false"].to_numpy(), confidence)
+        margin = (scores["score_true"] - scores["score_false"]).to_numpy(dtype=np.float64)
+        ties = int((margin == 0).sum())
+    elif "correct" in scores.columns:
+        acc = accuracy_from_correct(scores["correct"].to_numpy(), confidence)
+        margin, ties = None, None
+    else:
+        raise ValueError("BISON scores: expected columns score_true and score_false, or correct")
+    out: dict[str, Any] = {
+        "metrics": {
+            "bison": {"value": acc.percent, "lo": acc.ci_percent[0], "hi": acc.ci_percent[1], "n": acc.n},
+        },
+        "n_correct": acc.successes,
+        "chance": 50.0,
+        "interval": "wilson",
+        "confidence": confidence,
+        "ties_count_as_wrong": True,
+    }
+    if margin is not None:
+        lo, hi = bootstrap_interval(margin, np.mean, n_boot=n_boot, seed=seed, confidence=confidence)
+        out["ties"] = ties
+        out["mean_score_margin"] = {
+            "value": float(margin.mean()) if len(margin) else float("nan"),
+            "lo": lo,
+            "hi": hi,
+            "n": int(len(margin)),
+        }
+    return out
+
+
+def config_dict(cfg: BisonConfig) -> dict[str, Any]:
+    """The config as a plain dict (for logs and metrics files)."""
+    return asdict(cfg)

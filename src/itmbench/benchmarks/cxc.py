@@ -1,0 +1,1204 @@
+"""Crisscrossed Captions (CxC) in the world: graded STS / SIS / SITS ratings by the paper's procedure.
+
+Construction per split (`splits`, the world's val and test, as CxC extends the Karpathy val/test):
+1. Other-modality candidates (paper section 2). The paper's unimodal encoders are replaced by two
+   world scorers that read only the surface of the items, not the scene graph:
+   - caption scorer: TF-IDF bag of words of the caption text (lower-cased alphabetic tokens, smooth
+     idf fitted on the split's captions, rows L2-normalised); an image's co-caption group is the
+     normalised mean of its captions' vectors; S^C = cosine between groups (the paper's USE/BoW);
+   - image scorer: read from pixels; the colour histogram (`colour_bins`^3 RGB bins) of the
+     saturated pixels (max - min channel > `saturation_min`, i.e. not the grey background) and
+     their coarse layout (`layout_grid`^2 cell masses), square-rooted, each block L2-normalised,
+     the layout block weighted by `layout_weight`; S^I = cosine (the paper's Graph-RISE).
+   The diagonals are excluded. i2i_csim: each image's `top_k` images by S^C. c2c_isim: each image's
+   `top_k` images by S^I, one random caption of each image. Unordered duplicates are dropped at
+   construction (first occurrence kept, in image-id then rank order), so `n_rows` is always 1; the
+   item whose neighbour list produced a pair is listed first (caption1 / image1).
+   c2c_cocaption: co-caption pairs drawn uniformly without replacement, as many as make them
+   `cocaption_fraction` of the STS pairs (paper: half).
+2. Simulated raters (5 per pair, continuous 0-5, rounded to `rating_decimals`): rating =
+   clip(similarity + N(0, rater_sd_<task>), 0, 5); agg_score = the mean. The noise-free similarity:
+   - STS(c1, c2) = 5 * (w * J + (1 - w) * f), w = `sts_overlap_weight`; J = Jaccard of the claim
+     atoms (per mention: its shape, colour, size, full descriptor, count; the relation with both
+     descriptors, right_of/below rewritten as left_of/above with the arguments swapped); f = mean
+     of [c1 fits the image of c2] and [c2 fits the image of c1] by the truth function. Co-captions
+     have f = 1, so they score >= 5 (1 - w) = 2; w = 0.6 brings the co-caption mean to the paper's 3.0.
+   - SIS(s1, s2) = 5 * best one-to-one object assignment / max(#objects), object similarity =
+     (w_shape [same shape] + w_colour [same colour] + w_size [same size] + w_position
+     max(0, 1 - distance / position_scale)) / sum of weights (`sis_*`); identical scenes give 5.
+   - SITS(c, s) = `sits_fit_base` + (5 - base) * coverage when c fits s by the truth function
+     (coverage = share of the scene's objects that some mention of c fully matches); otherwise
+     `sits_partial_max` * p, p = mean over the claims (each mention: its best share of matched
+     attributes over objects, for a count k with n matching objects min(n,k)/max(n,k); for two
+     mentions a third claim, the combination, which holds only when c fits) < 1, so a caption
+     that does not fit has SITS < `sits_partial_max` (3: "roughly matched").
+   Similarities are rounded to 6 decimals, so the naive and the vectorised forms agree exactly.
+3. c2i_intrasim (paper: C2I from the rated C2C and I2I pairs by decreasing rating): for a rated
+   c2c_isim pair (c1, c2) the candidate is (c2, image of c1); for a rated i2i_csim pair (i1, i2) it
+   is (a random caption of i2, i1). round(`intrasim_per_image` * n_images) pairs (paper: ~19.8k
+   over 5k images, 3.96 per image), `intrasim_sts_fraction` of them from the STS ranks, the rest
+   from the SIS ranks skipping pairs already taken. c2i_original: every (caption, own image) pair.
+4. Positives: agg_score >= `threshold_<task>` (paper: STS >= 3, SITS >= 3, SIS >= 2.5).
+
+Canonical tables (`build`), the loader's columns (`itmbench.sources.cxc.pairs_schema`) first:
+- `sts`, `sis`, `sits`: split, <a>, <b>, <a>_id, <b>_id, agg_score, sampling_method, line,
+  n_rows, positive; world-only: similarity (noise-free, 0-5), truth (bool: similarity >= threshold
+  for STS/SIS, the truth function for SITS), rating_0..rating_{n-1}. Items are written
+  'world:caption:<id>' / 'world:image:<id>'; `line` is the row's line in a CSV of the split (2..).
+- `positives`: split, task ('sts' | 'sis' | 'sits' | 'original'), a_id, b_id (the task's column
+  order: caption, image for 'sits' and 'original'), every positive rated pair and every COCO pair.
+- `stages`: split, task, sampling_method, n_candidates, n_pairs, n_positive, mean_score.
+- `config`: key, value (JSON), the construction parameters (scoring reads `score_split` and
+  `sits_query` from it).
+- `items`: the `score_split` images then captions (kind, item_id): the 5k/25k-like gallery.
+
+Scoring (`score_dual`, on `score_split`): i2t / t2i with positive sets 'coco' (original pairs) and
+'cxc' (original union SITS positives); t2t 'coco' (co-captions) and 'cxc' (STS positives), i2i
+'cxc' (SIS positives), the query excluded from its own gallery in t2t and i2i, queries without a
+positive left out; first-positive ranks with pessimistic ties. Correlation: the dot product of
+every rated pair against agg_score; the bootstrap query is caption1 (STS), image1 (SIS) and the
+`sits_query` side of SITS (default image: an image has 5+ rated captions, a caption 1-2).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from itmbench.io import write_parquet
+from itmbench.metrics.correlation import spearman_bootstrap
+from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.metrics.retrieval import retrieval_summary
+from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.retrieval import first_positive_ranks
+from itmbench.sources.cxc import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
+from itmbench.world.captions import CaptionStructure, Mention
+from itmbench.world.generate import World, WorldConfig
+from itmbench.world.scene import Scene, WorldObject, scene_arrays
+from itmbench.world.truth import caption_fits, truth_matrix
+
+SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
+TASK_CODES = {"sts": 0, "sis": 1, "sits": 2}
+TASK_LABELS = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
+SIMILARITY_DECIMALS = 6
+HIST_EDGES = np.arange(0.0, 5.5, 0.5)
+# The paper's quoted means (section 7): co-captions' STS 3.0, original pairs' SITS 4.85.
+PAPER_COCAPTION_STS = 3.0
+PAPER_ORIGINAL_SITS = 4.85
+POSITIVE_COLUMNS = {"split": "string", "task": "string", "a_id": "int64", "b_id": "int64"}
+ITEM_TABLE_COLUMNS = ["kind", "item_id"]
+SCORE_COLUMNS = [
+    "part",
+    "task",
+    "positive_set",
+    "query_id",
+    "item_id",
+    "n_positives",
+    "rank",
+    "agg_score",
+    "model_score",
+]
+_CHUNK = 512
+# Share of a split's own captions allowed not to fit their image by truth: the stored scenes round positions
+# to 4 decimals, so a relation sampled at the margin can flip (1 of 13,750 captions in the default world);
+# a wrong relation_margin flips far more and is an error.
+OWN_MISFIT_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class CxcConfig:
+    """CxC construction in the world (params.yaml section `cxc`); defaults are the world-scaled decisions."""
+
+    seed: int = 0
+    splits: tuple[str, ...] = ("val", "test")
+    score_split: str = "test"
+    top_k: int = 5
+    cocaption_fraction: float = 0.5
+    intrasim_per_image: float = 4.0
+    intrasim_sts_fraction: float = 0.5
+    n_raters: int = 5
+    rater_sd_sts: float = 0.8
+    rater_sd_sis: float = 0.6
+    rater_sd_sits: float = 0.5
+    rating_decimals: int = 2
+    threshold_sts: float = 3.0
+    threshold_sis: float = 2.5
+    threshold_sits: float = 3.0
+    colour_bins: int = 4
+    layout_grid: int = 4
+    saturation_min: int = 40
+    layout_weight: float = 0.5
+    sts_overlap_weight: float = 0.6
+    sis_w_shape: float = 1.0
+    sis_w_colour: float = 1.0
+    sis_w_size: float = 0.5
+    sis_w_position: float = 0.5
+    sis_position_scale: float = 0.5
+    sits_fit_base: float = 4.75
+    sits_partial_max: float = 3.0
+    sits_query: str = "image"
+
+    def __post_init__(self) -> None:
+        """Reject values the construction cannot use, naming the field."""
+        bad = [s for s in self.splits if s not in SPLIT_CODES]
+        if bad or not self.splits:
+            raise ValueError(
+                f"cxc params: splits {list(self.splits)}; expected a non-empty subset of {list(SPLIT_CODES)}"
+            )
+        if self.score_split not in self.splits:
+            raise ValueError(f"cxc params: score_split {self.score_split!r} is not among splits {list(self.splits)}")
+        if self.top_k < 1 or self.n_raters < 1:
+            raise ValueError(f"cxc params: top_k={self.top_k}, n_raters={self.n_raters}; expected both >= 1")
+        for name in ("cocaption_fraction", "intrasim_sts_fraction"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0 or (name == "cocaption_fraction" and value >= 1.0):
+                raise ValueError(f"cxc params: {name}={value}; expected a fraction in [0, 1)")
+        if self.sits_query not in ("image", "caption"):
+            raise ValueError(f"cxc params: sits_query={self.sits_query!r}; expected 'image' or 'caption'")
+        if not 0.0 <= self.sits_fit_base <= 5.0 or not 0.0 <= self.sits_partial_max <= 5.0:
+            raise ValueError("cxc params: sits_fit_base and sits_partial_max must lie in [0, 5]")
+
+    @staticmethod
+    def from_dict(d: dict) -> CxcConfig:
+        """Build from a params section, rejecting unknown keys with their names."""
+        known = {f.name for f in fields(CxcConfig)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"cxc params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
+        values = dict(d)
+        if "splits" in values:
+            values["splits"] = tuple(values["splits"])
+        return CxcConfig(**values)
+
+    def threshold(self, task: str) -> float:
+        """The positive threshold of a task."""
+        return float(getattr(self, f"threshold_{task}"))
+
+    def rater_sd(self, task: str) -> float:
+        """The rater noise of a task."""
+        return float(getattr(self, f"rater_sd_{task}"))
+
+
+SCHEMA_YAML = """\
+cxc:
+  type: object
+  additionalProperties: false
+  default: {}
+  description: >-
+    Crisscrossed Captions built in the world (src/itmbench/benchmarks/cxc.py); defaults are the
+    world-scaled decisions.
+  properties:
+    seed:
+      type: integer
+      default: 0
+      description: "Seed of the caption choices, the co-caption draws and the simulated raters."
+    splits:
+      type: array
+      items: {type: string, enum: [train, val, test]}
+      minItems: 1
+      default: [val, test]
+      description: "World splits that get ratings (CxC extends the Karpathy val and test splits)."
+    score_split:
+      type: string
+      enum: [train, val, test]
+      default: test
+      description: "Split whose ratings and gallery are scored (the paper reports the 5k test split)."
+    top_k:
+      type: integer
+      minimum: 1
+      default: 5
+      description: "Other-modality neighbours per item (paper: top 5)."
+    cocaption_fraction:
+      type: number
+      minimum: 0
+      exclusiveMaximum: 1
+      default: 0.5
+      description: "Share of the STS pairs drawn from co-captions (paper: half)."
+    intrasim_per_image:
+      type: number
+      minimum: 0
+      default: 4.0
+      description: "c2i_intrasim pairs per image (paper: about 19.8k over 5k images)."
+    intrasim_sts_fraction:
+      type: number
+      minimum: 0
+      maximum: 1
+      default: 0.5
+      description: "Share of c2i_intrasim pairs from the STS ranks, the rest from the SIS ranks (paper: half)."
+    n_raters:
+      type: integer
+      minimum: 1
+      default: 5
+      description: "Simulated raters per pair (paper: 5)."
+    rater_sd_sts:
+      type: number
+      minimum: 0
+      default: 0.8
+      description: "Std of one rater's error on STS (the paper's STS ratings vary most)."
+    rater_sd_sis:
+      type: number
+      minimum: 0
+      default: 0.6
+      description: "Std of one rater's error on SIS."
+    rater_sd_sits:
+      type: number
+      minimum: 0
+      default: 0.5
+      description: "Std of one rater's error on SITS (the paper's least varied task)."
+    rating_decimals:
+      type: integer
+      minimum: 0
+      default: 2
+      description: "Decimals of one rating on the continuous slider."
+    threshold_sts:
+      type: number
+      default: 3.0
+      description: "STS positive threshold on the mean rating (paper: 3)."
+    threshold_sis:
+      type: number
+      default: 2.5
+      description: "SIS positive threshold on the mean rating (paper: 2.5)."
+    threshold_sits:
+      type: number
+      default: 3.0
+      description: "SITS positive threshold on the mean rating (paper: 3)."
+    colour_bins:
+      type: integer
+      minimum: 1
+      default: 4
+      description: "Bins per RGB channel of the image scorer's colour histogram."
+    layout_grid:
+      type: integer
+      minimum: 1
+      default: 4
+      description: "Cells per side of the image scorer's layout grid."
+    saturation_min:
+      type: integer
+      minimum: 0
+      maximum: 255
+      default: 40
+      description: "Max - min channel spread above which a pixel counts as object, not background."
+    layout_weight:
+      type: number
+      minimum: 0
+      default: 0.5
+      description: "Weight of the layout block against the colour block in the image scorer."
+    sts_overlap_weight:
+      type: number
+      minimum: 0
+      maximum: 1
+      default: 0.6
+      description: "Weight of claim overlap (Jaccard) against cross-fit in the STS similarity."
+    sis_w_shape:
+      type: number
+      minimum: 0
+      default: 1.0
+      description: "SIS object similarity weight of a shared shape."
+    sis_w_colour:
+      type: number
+      minimum: 0
+      default: 1.0
+      description: "SIS object similarity weight of a shared colour."
+    sis_w_size:
+      type: number
+      minimum: 0
+      default: 0.5
+      description: "SIS object similarity weight of a shared size."
+    sis_w_position:
+      type: number
+      minimum: 0
+      default: 0.5
+      description: "SIS object similarity weight of closeness in position."
+    sis_position_scale:
+      type: number
+      exclusiveMinimum: 0
+      default: 0.5
+      description: "Distance (fraction of the side) at which position closeness reaches 0."
+    sits_fit_base:
+      type: number
+      minimum: 0
+      maximum: 5
+      default: 4.75
+      description: "SITS of a fitting caption that covers no other object; covering all objects gives 5."
+    sits_partial_max:
+      type: number
+      minimum: 0
+      maximum: 5
+      default: 3.0
+      description: "SITS bound of a caption that does not fit, scaled by its share of satisfied claims."
+    sits_query:
+      type: string
+      enum: [image, caption]
+      default: image
+      description: "Query side of the SITS bootstrap correlation (the paper does not say)."
+"""
+
+
+# ----------------------------------------------------------------------------- world scorers
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
+def caption_tfidf(texts: list[str]) -> np.ndarray:
+    """TF-IDF bag-of-words vectors [C, V] (smooth idf, L2 rows): the world's caption encoder."""
+    docs = [_tokens(t) for t in texts]
+    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
+    tf = np.zeros((len(docs), len(vocab)), dtype=np.float64)
+    for r, d in enumerate(docs):
+        for w in d:
+            tf[r, vocab[w]] += 1.0
+    df = (tf > 0).sum(axis=0)
+    idf = np.log((1.0 + len(docs)) / (1.0 + df)) + 1.0
+    vec = tf * idf
+    return _normalise_rows(vec)
+
+
+def _normalise_rows(x: np.ndarray) -> np.ndarray:
+    norm = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norm > 0, norm, 1.0)
+
+
+def image_features(images: np.ndarray, cfg: CxcConfig) -> np.ndarray:
+    """Pixel features [N, F]: colour histogram and layout of the saturated pixels (the world's image encoder)."""
+    px = np.asarray(images, dtype=np.int16)
+    n, h, w, _ = px.shape
+    mask = (px.max(axis=-1) - px.min(axis=-1)) > cfg.saturation_min
+    q = np.clip(px.astype(np.int64) * cfg.colour_bins // 256, 0, cfg.colour_bins - 1)
+    code = (q[..., 0] * cfg.colour_bins + q[..., 1]) * cfg.colour_bins + q[..., 2]
+    n_col = cfg.colour_bins**3
+    colour = np.zeros((n, n_col), dtype=np.float64)
+    rows = np.broadcast_to(np.arange(n)[:, None, None], mask.shape)
+    np.add.at(colour, (rows[mask], code[mask]), 1.0)
+    g = cfg.layout_grid
+    cell = (np.arange(h)[:, None] * g // h) * g + (np.arange(w)[None, :] * g // w)
+    layout = np.zeros((n, g * g), dtype=np.float64)
+    np.add.at(layout, (rows[mask], np.broadcast_to(cell, mask.shape)[mask]), 1.0)
+    feats = np.concatenate([_normalise_rows(np.sqrt(colour)), cfg.layout_weight * _normalise_rows(np.sqrt(layout))], 1)
+    return _normalise_rows(feats)
+
+
+def _top_k_pairs(sim: np.ndarray, k: int) -> list[tuple[int, int]]:
+    """Row-index pairs (i, j): each row's k most similar other rows, unordered duplicates dropped."""
+    s = sim.astype(np.float64, copy=True)
+    np.fill_diagonal(s, -np.inf)
+    k = min(k, s.shape[0] - 1)
+    order = np.argsort(-s, axis=1, kind="stable")[:, :k]
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[int, int]] = []
+    for i in range(s.shape[0]):
+        for j in order[i]:
+            key = (min(i, int(j)), max(i, int(j)))
+            if key not in seen:
+                seen.add(key)
+                out.append((i, int(j)))
+    return out
+
+
+# ----------------------------------------------------------------------------- semantic similarity (truth)
+
+
+def _descriptor(m: Mention) -> tuple:
+    return (m.shape, m.colour, m.size, m.count)
+
+
+def claim_atoms(c: CaptionStructure) -> frozenset:
+    """The atoms a caption claims (attributes, descriptors, counts, canonical relation): STS overlap units."""
+    atoms: set[tuple] = set()
+    for m in c.mentions:
+        for name, value in (("shape", m.shape), ("colour", m.colour), ("size", m.size)):
+            if value is not None:
+                atoms.add((name, value))
+        atoms.add(("object", *_descriptor(m)))
+        if m.count > 1:
+            atoms.add(("count", m.count))
+    if c.relation is not None:
+        first, second = _descriptor(c.mentions[0]), _descriptor(c.mentions[1])
+        relation = c.relation
+        if relation in ("right_of", "below"):
+            relation = "left_of" if relation == "right_of" else "above"
+            first, second = second, first
+        atoms.add(("relation", relation, first, second))
+    return frozenset(atoms)
+
+
+def _sts_value(inter: np.ndarray, union: np.ndarray, cross_fit: np.ndarray, weight: float) -> np.ndarray:
+    """STS from claim intersection/union sizes and cross-fit (shared by the naive and vectorised forms)."""
+    jac = np.asarray(inter, dtype=np.float64) / np.maximum(np.asarray(union, dtype=np.float64), 1.0)
+    value = 5.0 * (weight * jac + (1.0 - weight) * np.asarray(cross_fit, dtype=np.float64))
+    return np.round(value, SIMILARITY_DECIMALS)
+
+
+def sts_similarity(
+    c1: CaptionStructure, c2: CaptionStructure, scene1: Scene, scene2: Scene, margin: float, cfg: CxcConfig
+) -> float:
+    """Naive STS of two captions of scenes 1 and 2: claim overlap and whether each fits the other's image."""
+    a, b = claim_atoms(c1), claim_atoms(c2)
+    cross = (float(caption_fits(c1, scene2, margin)) + float(caption_fits(c2, scene1, margin))) / 2.0
+    return float(_sts_value(np.array(len(a & b)), np.array(len(a | b)), np.array(cross), cfg.sts_overlap_weight))
+
+
+def _object_similarity(o1: WorldObject | None, o2: WorldObject | None, cfg: CxcConfig) -> float:
+    if o1 is None or o2 is None:
+        return 0.0
+    total = cfg.sis_w_shape + cfg.sis_w_colour + cfg.sis_w_size + cfg.sis_w_position
+    close = max(0.0, 1.0 - float(np.hypot(o1.x - o2.x, o1.y - o2.y)) / cfg.sis_position_scale)
+    value = (
+        cfg.sis_w_shape * (o1.shape == o2.shape)
+        + cfg.sis_w_colour * (o1.colour == o2.colour)
+        + cfg.sis_w_size * (o1.size == o2.size)
+        + cfg.sis_w_position * close
+    )
+    return value / total
+
+
+def sis_similarity(s1: Scene, s2: Scene, cfg: CxcConfig) -> float:
+    """Naive SIS of two scenes: best one-to-one object assignment (all permutations) / larger object count."""
+    n = max(len(s1.objects), len(s2.objects))
+    if n == 0:
+        return 0.0
+    a = list(s1.objects) + [None] * (n - len(s1.objects))
+    b = list(s2.objects) + [None] * (n - len(s2.objects))
+    best = max(sum(_object_similarity(a[i], b[p[i]], cfg) for i in range(n)) for p in itertools.permutations(range(n)))
+    return float(np.round(5.0 * best / n, SIMILARITY_DECIMALS))
+
+
+def _sis_pairs(arrays: dict[str, np.ndarray], i: np.ndarray, j: np.ndarray, cfg: CxcConfig) -> np.ndarray:
+    """Vectorised SIS of scene rows i[p], j[p] (padded arrays of scene_arrays)."""
+    total = cfg.sis_w_shape + cfg.sis_w_colour + cfg.sis_w_size + cfg.sis_w_position
+    va, vb = arrays["valid"][i][:, :, None], arrays["valid"][j][:, None, :]
+    same = {k: arrays[k][i][:, :, None] == arrays[k][j][:, None, :] for k in ("shape", "colour", "size")}
+    dist = np.hypot(
+        arrays["x"][i][:, :, None] - arrays["x"][j][:, None, :], arrays["y"][i][:, :, None] - arrays["y"][j][:, None, :]
+    )
+    close = np.maximum(0.0, 1.0 - dist / cfg.sis_position_scale)
+    obj = (
+        cfg.sis_w_shape * same["shape"]
+        + cfg.sis_w_colour * same["colour"]
+        + cfg.sis_w_size * same["size"]
+        + cfg.sis_w_position * close
+    ) / total
+    obj = np.where(va & vb, obj, 0.0)
+    m = obj.shape[1]
+    best = np.zeros(len(i), dtype=np.float64)
+    for perm in itertools.permutations(range(m)):
+        s = np.zeros(len(i), dtype=np.float64)
+        for r in range(m):
+            s = s + obj[:, r, perm[r]]
+        best = np.maximum(best, s)
+    n = np.maximum(arrays["valid"][i].sum(1), arrays["valid"][j].sum(1))
+    return np.round(5.0 * best / np.maximum(n, 1), SIMILARITY_DECIMALS)
+
+
+def _attribute_share(m: Mention, o: WorldObject) -> float:
+    claimed = [(v, getattr(o, k)) for k, v in (("shape", m.shape), ("colour", m.colour), ("size", m.size)) if v]
+    if not claimed:
+        return 1.0
+    return sum(v == w for v, w in claimed) / len(claimed)
+
+
+def sits_similarity(c: CaptionStructure, scene: Scene, margin: float, cfg: CxcConfig) -> float:
+    """SITS of a caption and a scene: high with coverage when it fits by truth, else scaled partial fit."""
+    objs = scene.objects
+    if caption_fits(c, scene, margin):
+        covered = sum(any(m.matches(o) for m in c.mentions) for o in objs)
+        coverage = covered / len(objs) if objs else 0.0
+        value = cfg.sits_fit_base + (5.0 - cfg.sits_fit_base) * coverage
+        return float(np.round(value, SIMILARITY_DECIMALS))
+    claims = []
+    for m in c.mentions:
+        if m.count > 1:
+            k = sum(m.matches(o) for o in objs)
+            claims.append(min(k, m.count) / max(k, m.count) if k else 0.0)
+        else:
+            claims.append(max((_attribute_share(m, o) for o in objs), default=0.0))
+    if len(c.mentions) == 2:
+        claims.append(0.0)  # the combination (distinct objects, relation) fails, else the caption would fit
+    p = sum(claims) / len(claims)
+    return float(np.round(cfg.sits_partial_max * p, SIMILARITY_DECIMALS))
+
+
+def simulate_ratings(similarity: np.ndarray, sd: float, cfg: CxcConfig, rng: np.random.Generator) -> np.ndarray:
+    """Ratings [P, n_raters]: the similarity plus rater noise, clipped to [0, 5], on the slider's decimals."""
+    sim = np.asarray(similarity, dtype=np.float64)
+    noise = rng.normal(0.0, sd, size=(len(sim), cfg.n_raters)) if sd > 0 else np.zeros((len(sim), cfg.n_raters))
+    return np.round(np.clip(sim[:, None] + noise, 0.0, 5.0), cfg.rating_decimals)
+
+
+# ----------------------------------------------------------------------------- one split
+
+
+@dataclass
+class _Split:
+    """The items of one split and their truth."""
+
+    name: str
+    image_ids: np.ndarray
+    caption_ids: np.ndarray
+    caption_image: np.ndarray
+    caption_image_row: np.ndarray
+    texts: list[str]
+    structures: list[CaptionStructure]
+    scenes: list[Scene]
+    fits: np.ndarray  # [captions, images] truth
+    captions_of: list[np.ndarray]  # per image row: caption rows
+
+
+def _split_data(world: World, split: str, margin: float) -> _Split:
+    images = world.image_table[world.image_table["split"] == split].sort_values("image_id", kind="stable")
+    captions = world.caption_table[world.caption_table["split"] == split].sort_values("caption_id", kind="stable")
+    if len(images) < 2:
+        raise ValueError(f"world split {split!r} has {len(images)} images; CxC needs at least 2 per split")
+    image_ids = images["image_id"].to_numpy(dtype=np.int64)
+    row_of = {int(i): r for r, i in enumerate(image_ids)}
+    caption_image = captions["image_id"].to_numpy(dtype=np.int64)
+    unknown = [int(i) for i in caption_image if int(i) not in row_of]
+    if unknown:
+        raise ValueError(f"world captions of split {split!r}: image ids {unknown[:5]} are not images of that split")
+    caption_image_row = np.array([row_of[int(i)] for i in caption_image], dtype=np.int64)
+    scenes_by_id = dict(zip(world.scene_table["image_id"].to_numpy(), world.scene_table["scene"]))
+    missing = [int(i) for i in image_ids if int(i) not in scenes_by_id]
+    if missing:
+        raise ValueError(f"world scene table: no scene for images {missing[:5]} of split {split!r}")
+    scenes = [Scene.from_json(scenes_by_id[int(i)]) for i in image_ids]
+    structures = [CaptionStructure.from_json(s) for s in captions["structure"]]
+    max_objects = max(1, max(len(s.objects) for s in scenes))
+    fits = truth_matrix(structures, scenes, margin, max_objects)
+    own = fits[np.arange(len(structures)), caption_image_row]
+    if (~own).mean() > OWN_MISFIT_TOLERANCE:
+        bad = int(captions["caption_id"].to_numpy()[np.argmin(own)])
+        raise ValueError(
+            f"world split {split!r}: {int((~own).sum())} of {len(own)} captions (first: {bad}) do not fit their own "
+            f"image under relation_margin={margin}; expected the world's relation_margin (pass world_cfg= to build)"
+        )
+    captions_of = [np.flatnonzero(caption_image_row == r) for r in range(len(image_ids))]
+    return _Split(
+        name=split,
+        image_ids=image_ids,
+        caption_ids=captions["caption_id"].to_numpy(dtype=np.int64),
+        caption_image=caption_image,
+        caption_image_row=caption_image_row,
+        texts=captions["text"].tolist(),
+        structures=structures,
+        scenes=scenes,
+        fits=fits,
+        captions_of=captions_of,
+    )
+
+
+def _rng(cfg: CxcConfig, split: str, stream: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([cfg.seed, SPLIT_CODES[split], stream]))
+
+
+def _pairs_frame(
+    task: str,
+    split: str,
+    a_ids: np.ndarray,
+    b_ids: np.ndarray,
+    methods: list[str],
+    similarity: np.ndarray,
+    truth: np.ndarray,
+    ratings: np.ndarray,
+    cfg: CxcConfig,
+) -> pd.DataFrame:
+    """A task's canonical pairs table for one split, plus the world-only columns."""
+    a, b = ITEM_COLUMNS[task]
+    kind_a = "caption" if a.startswith("caption") else "image"
+    kind_b = "caption" if b.startswith("caption") else "image"
+    agg = ratings.mean(axis=1) if len(ratings) else np.zeros(0)
+    frame = pd.DataFrame(
+        {
+            "split": split,
+            a: [f"world:{kind_a}:{int(i)}" for i in a_ids],
+            b: [f"world:{kind_b}:{int(i)}" for i in b_ids],
+            f"{a}_id": np.asarray(a_ids, dtype=np.int64),
+            f"{b}_id": np.asarray(b_ids, dtype=np.int64),
+            "agg_score": agg.astype(np.float64),
+            "sampling_method": methods,
+            "line": np.arange(2, len(a_ids) + 2, dtype=np.int64),
+            "n_rows": np.ones(len(a_ids), dtype=np.int64),
+            "positive": agg >= cfg.threshold(task),
+        }
+    )
+    frame = frame.astype(pairs_schema(task))
+    frame["similarity"] = np.asarray(similarity, dtype=np.float64)
+    frame["truth"] = np.asarray(truth, dtype=bool)
+    for r in range(cfg.n_raters):
+        frame[f"rating_{r}"] = ratings[:, r] if len(ratings) else np.zeros(0)
+    return frame
+
+
+def _build_split(sd: _Split, world: World, cfg: CxcConfig, margin: float) -> dict[str, Any]:
+    """Sample, rate and select the pairs of one split; returns the three tables and stage counts."""
+    split = sd.name
+    n_img = len(sd.image_ids)
+    choice_rng = _rng(cfg, split, 10)
+    # 1. other-modality candidates
+    tfidf = caption_tfidf(sd.texts)
+    groups = _normalise_rows(np.stack([tfidf[rows].mean(axis=0) for rows in sd.captions_of]))
+    s_caption = groups @ groups.T
+    feats = image_features(np.asarray(world.images[sd.image_ids]), cfg)
+    s_image = feats @ feats.T
+    sis_pairs = _top_k_pairs(s_caption, cfg.top_k)
+    isim_pairs = _top_k_pairs(s_image, cfg.top_k)
+    n_sis_candidates = n_img * min(cfg.top_k, n_img - 1)
+
+    def random_caption(image_row: int) -> int:
+        rows = sd.captions_of[image_row]
+        return int(rows[int(choice_rng.integers(len(rows)))])
+
+    isim_rows = [(random_caption(i), random_caption(j)) for i, j in isim_pairs]
+    co_all = [(int(p), int(q)) for rows in sd.captions_of for p, q in itertools.combinations(rows, 2)]
+    n_co = min(len(co_all), int(round(len(isim_rows) * cfg.cocaption_fraction / (1.0 - cfg.cocaption_fraction))))
+    co_pick = np.sort(choice_rng.choice(len(co_all), size=n_co, replace=False)) if n_co else np.zeros(0, np.int64)
+    co_rows = [co_all[int(k)] for k in co_pick]
+    # 2. rate STS and SIS
+    sts_rows = co_rows + isim_rows
+    sts_methods = ["c2c_cocaption"] * len(co_rows) + ["c2c_isim"] * len(isim_rows)
+    p = np.array([r[0] for r in sts_rows], dtype=np.int64)
+    q = np.array([r[1] for r in sts_rows], dtype=np.int64)
+    atoms = [claim_atoms(s) for s in sd.structures]
+    inter = np.array([len(atoms[i] & atoms[j]) for i, j in zip(p, q)], dtype=np.int64)
+    union = np.array([len(atoms[i] | atoms[j]) for i, j in zip(p, q)], dtype=np.int64)
+    cross = (
+        sd.fits[p, sd.caption_image_row[q]].astype(np.float64) + sd.fits[q, sd.caption_image_row[p]].astype(np.float64)
+    ) / 2.0
+    sts_sim = _sts_value(inter, union, cross, cfg.sts_overlap_weight)
+    sts_ratings = simulate_ratings(sts_sim, cfg.rater_sd("sts"), cfg, _rng(cfg, split, TASK_CODES["sts"]))
+    sts = _pairs_frame(
+        "sts",
+        split,
+        sd.caption_ids[p],
+        sd.caption_ids[q],
+        sts_methods,
+        sts_sim,
+        sts_sim >= cfg.threshold("sts"),
+        sts_ratings,
+        cfg,
+    )
+    arrays = scene_arrays(sd.scenes, max_objects=max(1, max(len(s.objects) for s in sd.scenes)))
+    si = np.array([i for i, _ in sis_pairs], dtype=np.int64)
+    sj = np.array([j for _, j in sis_pairs], dtype=np.int64)
+    sis_sim = _sis_pairs(arrays, si, sj, cfg)
+    sis_ratings = simulate_ratings(sis_sim, cfg.rater_sd("sis"), cfg, _rng(cfg, split, TASK_CODES["sis"]))
+    sis = _pairs_frame(
+        "sis",
+        split,
+        sd.image_ids[si],
+        sd.image_ids[sj],
+        ["i2i_csim"] * len(si),
+        sis_sim,
+        sis_sim >= cfg.threshold("sis"),
+        sis_ratings,
+        cfg,
+    )
+    # 3. c2i_intrasim from the rated pairs, by decreasing rating; then every original pair
+    n_intra = int(round(cfg.intrasim_per_image * n_img))
+    n_from_sts = int(round(n_intra * cfg.intrasim_sts_fraction))
+    isim_part = sts[sts["sampling_method"] == "c2c_isim"]
+    order = np.argsort(-isim_part["agg_score"].to_numpy(), kind="stable")
+    isim_idx = np.flatnonzero(sts["sampling_method"].to_numpy() == "c2c_isim")[order]
+    sts_candidates = [(int(q[k]), int(sd.caption_image_row[p[k]])) for k in isim_idx]
+    sis_caption = [random_caption(int(j)) for j in sj]
+    sis_order = np.argsort(-sis["agg_score"].to_numpy(), kind="stable")
+    sis_candidates = [(sis_caption[k], int(si[k])) for k in sis_order]
+    chosen: list[tuple[int, int]] = []
+    taken: set[tuple[int, int]] = set()
+    for candidates, quota in ((sts_candidates, n_from_sts), (sis_candidates, n_intra)):
+        for cand in candidates:
+            if len(chosen) >= quota:
+                break
+            if cand in taken or sd.caption_image_row[cand[0]] == cand[1]:
+                continue
+            taken.add(cand)
+            chosen.append(cand)
+    original = [(c, int(sd.caption_image_row[c])) for c in range(len(sd.caption_ids))]
+    sits_rows = chosen + original
+    sits_methods = ["c2i_intrasim"] * len(chosen) + ["c2i_original"] * len(original)
+    sits_sim = np.array([sits_similarity(sd.structures[c], sd.scenes[i], margin, cfg) for c, i in sits_rows])
+    sits_truth = np.array([bool(sd.fits[c, i]) for c, i in sits_rows], dtype=bool)
+    sits_ratings = simulate_ratings(sits_sim, cfg.rater_sd("sits"), cfg, _rng(cfg, split, TASK_CODES["sits"]))
+    sits = _pairs_frame(
+        "sits",
+        split,
+        sd.caption_ids[[c for c, _ in sits_rows]],
+        sd.image_ids[[i for _, i in sits_rows]],
+        sits_methods,
+        sits_sim,
+        sits_truth,
+        sits_ratings,
+        cfg,
+    )
+    candidates = {
+        ("sts", "c2c_cocaption"): len(co_all),
+        ("sts", "c2c_isim"): n_img * min(cfg.top_k, n_img - 1),
+        ("sis", "i2i_csim"): n_sis_candidates,
+        ("sits", "c2i_intrasim"): len(sts_candidates) + len(sis_candidates),
+        ("sits", "c2i_original"): len(original),
+    }
+    return {"sts": sts, "sis": sis, "sits": sits, "candidates": candidates}
+
+
+# ----------------------------------------------------------------------------- build / write / read
+
+
+def _margin_from_inputs(inputs: dict[str, Any]) -> float:
+    """The world's relation margin: from world_cfg= or relation_margin=, else the world default."""
+    unknown = set(inputs) - {"world_cfg", "relation_margin"}
+    if unknown:
+        raise TypeError(f"cxc.build: unknown inputs {sorted(unknown)}; expected world_cfg and/or relation_margin")
+    if inputs.get("world_cfg") is not None:
+        return float(inputs["world_cfg"].relation_margin)
+    if inputs.get("relation_margin") is not None:
+        return float(inputs["relation_margin"])
+    return WorldConfig().relation_margin
+
+
+def build(world: World, cfg: CxcConfig, **inputs: Any) -> dict[str, pd.DataFrame]:
+    """Build CxC in the world: sample, rate and threshold pairs per split; items are the scored split's gallery.
+
+    Inputs: `world_cfg` (WorldConfig) or `relation_margin` (float): the margin the truth uses
+    (default: the world default); a margin under which a caption does not fit its own image raises.
+    """
+    margin = _margin_from_inputs(inputs)
+    per_task: dict[str, list[pd.DataFrame]] = {t: [] for t in TASKS}
+    stage_rows = []
+    positive_frames = []
+    items = None
+    for split in cfg.splits:
+        sd = _split_data(world, split, margin)
+        out = _build_split(sd, world, cfg, margin)
+        for task in TASKS:
+            frame = out[task]
+            per_task[task].append(frame)
+            a, b = ITEM_COLUMNS[task]
+            for method in SAMPLING_METHODS[task]:
+                sub = frame[frame["sampling_method"] == method]
+                stage_rows.append(
+                    {
+                        "split": split,
+                        "task": task,
+                        "sampling_method": method,
+                        "n_candidates": int(out["candidates"][task, method]),
+                        "n_pairs": len(sub),
+                        "n_positive": int(sub["positive"].sum()),
+                        "mean_score": float(sub["agg_score"].mean()) if len(sub) else float("nan"),
+                    }
+                )
+            pos = frame[frame["positive"]]
+            positive_frames.append(
+                pd.DataFrame({"split": split, "task": task, "a_id": pos[f"{a}_id"], "b_id": pos[f"{b}_id"]})
+            )
+        positive_frames.append(
+            pd.DataFrame({"split": split, "task": "original", "a_id": sd.caption_ids, "b_id": sd.caption_image})
+        )
+        if split == cfg.score_split:
+            items = pd.concat(
+                [
+                    pd.DataFrame({"kind": "image", "item_id": sd.image_ids}),
+                    pd.DataFrame({"kind": "caption", "item_id": sd.caption_ids}),
+                ],
+                ignore_index=True,
+            ).astype({"kind": "string", "item_id": "int64"})
+    assert items is not None  # score_split is among splits (checked by the config)
+    tables: dict[str, pd.DataFrame] = {t: pd.concat(per_task[t], ignore_index=True) for t in TASKS}
+    tables["positives"] = pd.concat(positive_frames, ignore_index=True).astype(POSITIVE_COLUMNS)
+    tables["stages"] = pd.DataFrame(stage_rows).astype(
+        {"split": "string", "task": "string", "sampling_method": "string", "n_candidates": "int64"}
+    )
+    settings = {**asdict(cfg), "splits": list(cfg.splits), "relation_margin": margin}
+    tables["config"] = pd.DataFrame(
+        {"key": list(settings), "value": [json.dumps(v) for v in settings.values()]}
+    ).astype("string")
+    tables["items"] = items
+    return tables
+
+
+REQUIRED_COLUMNS: dict[str, list[str]] = {
+    **{t: list(pairs_schema(t)) for t in TASKS},
+    "positives": list(POSITIVE_COLUMNS),
+    "items": ITEM_TABLE_COLUMNS,
+}
+
+
+def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
+    """Write every table as <name>.parquet atomically; items.parquet last (it marks completion)."""
+    missing = [name for name in REQUIRED_COLUMNS if name not in tables]
+    if missing:
+        raise ValueError(f"cxc.write: tables {missing} are missing; expected {sorted(REQUIRED_COLUMNS)}")
+    out = Path(out_dir)
+    for name in sorted(tables):
+        if name != "items":
+            write_parquet(out / f"{name}.parquet", tables[name])
+    write_parquet(out / "items.parquet", tables["items"])
+
+
+def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Read every table of a CxC folder, checking the required tables and their columns."""
+    d = Path(out_dir)
+    tables: dict[str, pd.DataFrame] = {}
+    for name, columns in REQUIRED_COLUMNS.items():
+        path = d / f"{name}.parquet"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: missing; expected a CxC benchmark folder (run the cxc build rule)")
+        frame = pd.read_parquet(path)
+        absent = [c for c in columns if c not in frame.columns]
+        if absent:
+            raise ValueError(f"{path}: missing columns {absent}; expected {columns}")
+        tables[name] = frame
+    for path in sorted(d.glob("*.parquet")):
+        if path.stem not in tables:
+            tables[path.stem] = pd.read_parquet(path)
+    return tables
+
+
+def cxc_positives(tables: dict[str, pd.DataFrame], split: str = "test") -> pd.DataFrame:
+    """SITS positives (agg_score >= threshold) of a split as (image_id, caption_id): ECCV Caption unions them."""
+    sits = tables["sits"]
+    pos = sits[(sits["split"] == split) & sits["positive"]]
+    out = pd.DataFrame({"image_id": pos["image_id"].to_numpy(np.int64), "caption_id": pos["caption_id"].to_numpy()})
+    out = out.astype({"caption_id": "int64"}).drop_duplicates()
+    return out.sort_values(["image_id", "caption_id"], kind="stable", ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- audit
+
+
+def _all_pairs_true_positives(sd: _Split, task: str, cfg: CxcConfig) -> set[tuple[int, int]]:
+    """Every true positive pair of a split (ids; unordered for STS/SIS as (min, max); (caption, image) for SITS)."""
+    if task == "sits":
+        c, i = np.nonzero(sd.fits)
+        return set(zip(sd.caption_ids[c].tolist(), sd.image_ids[i].tolist()))
+    thr = cfg.threshold(task)
+    out: set[tuple[int, int]] = set()
+    if task == "sts":
+        atoms = [claim_atoms(s) for s in sd.structures]
+        vocab = {a: k for k, a in enumerate(sorted({a for s in atoms for a in s}, key=repr))}
+        x = np.zeros((len(atoms), len(vocab)), dtype=np.float64)
+        for r, s in enumerate(atoms):
+            x[r, [vocab[a] for a in s]] = 1.0
+        size = x.sum(1)
+        ids = sd.caption_ids
+        for start in range(0, len(ids), _CHUNK):
+            rows = np.arange(start, min(start + _CHUNK, len(ids)))
+            inter = np.rint(x[rows] @ x.T)
+            union = size[rows][:, None] + size[None, :] - inter
+            c1_fits = sd.fits[rows][:, sd.caption_image_row]  # [c1 in rows, c2]: c1 fits the image of c2
+            c2_fits = sd.fits[:, sd.caption_image_row[rows]].T  # [c1 in rows, c2]: c2 fits the image of c1
+            cross = (c1_fits.astype(np.float64) + c2_fits.astype(np.float64)) / 2.0
+            sim = _sts_value(inter, union, cross, cfg.sts_overlap_weight)
+            upper = np.arange(len(ids))[None, :] > rows[:, None]
+            r, c = np.nonzero((sim >= thr) & upper)
+            out.update(zip(ids[rows[r]].tolist(), ids[c].tolist()))
+        return out
+    arrays = scene_arrays(sd.scenes, max_objects=max(1, max(len(s.objects) for s in sd.scenes)))
+    ids = sd.image_ids
+    n = len(ids)
+    for start in range(0, n, 64):
+        rows = np.arange(start, min(start + 64, n))
+        i, j = np.meshgrid(rows, np.arange(n), indexing="ij")
+        keep = j > i
+        i, j = i[keep], j[keep]
+        sim = _sis_pairs(arrays, i, j, cfg)
+        hit = sim >= thr
+        out.update(zip(ids[i[hit]].tolist(), ids[j[hit]].tolist()))
+    return out
+
+
+def _pair_keys(frame: pd.DataFrame, task: str) -> list[tuple[int, int]]:
+    a, b = ITEM_COLUMNS[task]
+    x = frame[f"{a}_id"].to_numpy(np.int64)
+    y = frame[f"{b}_id"].to_numpy(np.int64)
+    if task == "sits":
+        return list(zip(x.tolist(), y.tolist()))
+    return list(zip(np.minimum(x, y).tolist(), np.maximum(x, y).tolist()))
+
+
+def _pct_row(row: str, column: str, k: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson_interval(k, n)
+    value = 100.0 * k / n if n else float("nan")
+    return {"row": row, "column": column, "value": value, "lo": 100.0 * lo, "hi": 100.0 * hi}
+
+
+def _plain(row: str, column: str, value: float) -> dict[str, Any]:
+    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
+
+
+def rating_histogram(scores: np.ndarray) -> np.ndarray:
+    """Counts per 0.5-wide bin of [0, 5] (the last bin holds 5.0), as in the paper's Fig. 3."""
+    return np.histogram(np.asarray(scores, dtype=np.float64), bins=HIST_EDGES)[0].astype(np.int64)
+
+
+def audit(world: World, tables: dict[str, pd.DataFrame], cfg: CxcConfig, **inputs: Any) -> pd.DataFrame:
+    """What only the world shows: true positives never rated, CxC positives' precision/recall, Fig. 3 histograms.
+
+    Long form (row, column, value, lo, hi): per split and task the counts of true positives (truth
+    function for SITS; noise-free similarity >= threshold for STS/SIS, unordered pairs), the share
+    never rated and the precision/recall of the CxC positives (%, Wilson); the rating histograms
+    (0.5 bins; All / Intramodal sampling / Same example, as Fig. 3); the co-caption STS and original
+    SITS means (bootstrap interval) beside the paper's 3.0 and 4.85.
+    """
+    margin = _margin_from_inputs(inputs)
+    rows: list[dict[str, Any]] = []
+    for split in cfg.splits:
+        sd = _split_data(world, split, margin)
+        for task in TASKS:
+            label = f"{split} {TASK_LABELS[task]}"
+            frame = tables[task][tables[task]["split"] == split]
+            truth = _all_pairs_true_positives(sd, task, cfg)
+            keys = _pair_keys(frame, task)
+            rated = set(keys)
+            cxc_pos = {k for k, p in zip(keys, frame["positive"].to_numpy()) if p}
+            n_true, n_rated_true = len(truth), len(truth & rated)
+            rows.append(_plain(label, "true positives", n_true))
+            rows.append(_plain(label, "rated pairs", len(rated)))
+            rows.append(_plain(label, "rated true positives", n_rated_true))
+            rows.append(_pct_row(label, "true positives never rated (%)", n_true - n_rated_true, n_true))
+            rows.append(_plain(label, "CxC positives", len(cxc_pos)))
+            rows.append(_pct_row(label, "CxC positives that are true (%)", len(cxc_pos & truth), len(cxc_pos)))
+            rows.append(_pct_row(label, "true positives found by CxC (%)", len(cxc_pos & truth), n_true))
+        for task in TASKS:
+            frame = tables[task][tables[task]["split"] == split]
+            groups = {
+                "All": frame["agg_score"].to_numpy(),
+                "Intramodal sampling": frame.loc[
+                    ~frame["sampling_method"].isin(SAME_EXAMPLE_METHODS), "agg_score"
+                ].to_numpy(),
+                "Same example": frame.loc[frame["sampling_method"].isin(SAME_EXAMPLE_METHODS), "agg_score"].to_numpy(),
+            }
+            hists = {g: rating_histogram(v) for g, v in groups.items()}
+            for b in range(len(HIST_EDGES) - 1):
+                lo, hi = HIST_EDGES[b], HIST_EDGES[b + 1]
+                closing = "]" if b == len(HIST_EDGES) - 2 else ")"
+                row = f"{split} {TASK_LABELS[task]} rating [{lo:.1f}, {hi:.1f}{closing}"
+                for g, h in hists.items():
+                    rows.append(_plain(row, g, int(h[b])))
+        for row, task, method, paper in (
+            (f"{split} co-captions (STS)", "sts", "c2c_cocaption", PAPER_COCAPTION_STS),
+            (f"{split} original pairs (SITS)", "sits", "c2i_original", PAPER_ORIGINAL_SITS),
+        ):
+            frame = tables[task]
+            values = frame.loc[(frame["split"] == split) & (frame["sampling_method"] == method), "agg_score"]
+            values = values.to_numpy(np.float64)
+            lo, hi = bootstrap_interval(values, np.mean, n_boot=1000, seed=cfg.seed)
+            mean = float(values.mean()) if len(values) else float("nan")
+            rows.append({"row": row, "column": "mean rating", "value": mean, "lo": lo, "hi": hi})
+            rows.append(_plain(row, "paper", paper))
+    return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"]).astype(
+        {"value": "float64", "lo": "float64", "hi": "float64"}
+    )
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def _config_value(tables: dict[str, pd.DataFrame], key: str) -> Any:
+    """A construction setting stored in the `config` table (the dataclass default when absent)."""
+    config = tables.get("config")
+    if config is not None:
+        match = config.loc[config["key"] == key, "value"]
+        if len(match):
+            return json.loads(match.iloc[0])
+    return getattr(CxcConfig(), key)
+
+
+def first_positive_ranks_excluding(
+    queries: torch.Tensor,
+    gallery: torch.Tensor,
+    positives: list[np.ndarray],
+    exclude: np.ndarray,
+    chunk_size: int = 1024,
+) -> np.ndarray:
+    """Like scoring.retrieval.first_positive_ranks, with gallery row exclude[q] removed for query q (t2t, i2i)."""
+    if not (len(positives) == len(queries) == len(exclude)):
+        raise ValueError(f"{len(positives)} positive sets, {len(exclude)} exclusions for {len(queries)} queries")
+    empty = [i for i, p in enumerate(positives) if len(p) == 0]
+    if empty:
+        raise ValueError(f"queries at rows {empty[:5]} have no positive in the gallery")
+    clash = [i for i, p in enumerate(positives) if int(exclude[i]) in set(p.tolist())]
+    if clash:
+        raise ValueError(f"queries at rows {clash[:5]} list themselves as a positive")
+    ranks = np.empty(len(queries), dtype=np.int64)
+    for start in range(0, len(queries), chunk_size):
+        stop = min(start + chunk_size, len(queries))
+        sims = queries[start:stop] @ gallery.T
+        block = positives[start:stop]
+        mask = torch.zeros_like(sims, dtype=torch.bool)
+        lengths = torch.tensor([len(p) for p in block], dtype=torch.int64)
+        cols = torch.from_numpy(np.concatenate([np.asarray(p, dtype=np.int64) for p in block]))
+        mask[torch.repeat_interleave(torch.arange(len(block)), lengths), cols] = True
+        own = torch.from_numpy(np.asarray(exclude[start:stop], dtype=np.int64))
+        sims[torch.arange(stop - start), own] = float("-inf")
+        best = sims.masked_fill(~mask, float("-inf")).max(dim=1).values
+        above = ((sims >= best[:, None]) & ~mask).sum(dim=1)
+        ranks[start:stop] = (above + 1).cpu().numpy()
+    return ranks
+
+
+def _positive_lists(
+    query_ids: np.ndarray, gallery_ids: np.ndarray, pairs: pd.DataFrame, query_col: str, gallery_col: str
+) -> list[np.ndarray]:
+    """For each query id, the sorted gallery rows of its positives (vectorised scoring.retrieval.positive_lists)."""
+    q = pd.Index(query_ids).get_indexer(pairs[query_col].to_numpy(np.int64))
+    g = pd.Index(gallery_ids).get_indexer(pairs[gallery_col].to_numpy(np.int64))
+    keep = (q >= 0) & (g >= 0)
+    key = np.unique(q[keep].astype(np.int64) * len(gallery_ids) + g[keep])
+    rows, cols = key // len(gallery_ids), key % len(gallery_ids)
+    counts = np.bincount(rows, minlength=len(query_ids))
+    return np.split(cols, np.cumsum(counts)[:-1])
+
+
+def _symmetric(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Both orientations of undirected (a_id, b_id) pairs, deduplicated."""
+    both = pd.concat(
+        [pairs[["a_id", "b_id"]], pairs.rename(columns={"a_id": "b_id", "b_id": "a_id"})[["a_id", "b_id"]]],
+        ignore_index=True,
+    )
+    return both[both["a_id"] != both["b_id"]].drop_duplicates(ignore_index=True)
+
+
+def _retrieval_frame(task: str, positive_set: str, query_ids: np.ndarray, pos: list, ranks: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "part": "retrieval",
+            "task": task,
+            "positive_set": positive_set,
+            "query_id": np.asarray(query_ids, dtype=np.int64),
+            "item_id": np.full(len(query_ids), -1, dtype=np.int64),
+            "n_positives": np.array([len(p) for p in pos], dtype=np.int64),
+            "rank": np.asarray(ranks, dtype=np.int64),
+            "agg_score": np.nan,
+            "model_score": np.nan,
+        }
+    )
+
+
+def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_size: int = 1024) -> pd.DataFrame:
+    """Per-instance scores of a dual encoder on the scored split: retrieval ranks and rated-pair similarities.
+
+    Rows with part='retrieval': task i2t/t2i/t2t/i2i, positive_set coco/cxc, query_id, n_positives,
+    rank (1-based first positive; item_id -1). Rows with part='correlation': task sts/sis/sits,
+    query_id (the bootstrap's query side), item_id (the rated partner), agg_score, model_score (dot
+    product; rank -1).
+    """
+    split = _config_value(tables, "score_split")
+    sits_query = _config_value(tables, "sits_query")
+    items = tables["items"]
+    image_ids = items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64)
+    caption_ids = items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64)
+    img, cap = cache.get("image", image_ids), cache.get("caption", caption_ids)
+    pos = tables["positives"]
+    pos = pos[pos["split"] == split]
+    original = pos.loc[pos["task"] == "original", ["a_id", "b_id"]]
+    sits_pos = pos.loc[pos["task"] == "sits", ["a_id", "b_id"]]
+    cross = {
+        "coco": original,
+        "cxc": pd.concat([original, sits_pos], ignore_index=True).drop_duplicates(ignore_index=True),
+    }
+    frames = []
+    for positive_set, pairs in cross.items():
+        pairs = pairs.rename(columns={"a_id": "caption_id", "b_id": "image_id"})
+        for task, q_ids, g_ids, q_emb, g_emb, q_col, g_col in (
+            ("i2t", image_ids, caption_ids, img, cap, "image_id", "caption_id"),
+            ("t2i", caption_ids, image_ids, cap, img, "caption_id", "image_id"),
+        ):
+            lists = _positive_lists(q_ids, g_ids, pairs, q_col, g_col)
+            keep = np.array([len(p) > 0 for p in lists], dtype=bool)
+            ranks = first_positive_ranks(q_emb[keep], g_emb, [p for p, k in zip(lists, keep) if k], chunk_size)
+            frames.append(_retrieval_frame(task, positive_set, q_ids[keep], [p for p in lists if len(p)], ranks))
+    co = original.merge(original, on="b_id", suffixes=("_1", "_2"))
+    cocaptions = pd.DataFrame({"a_id": co["a_id_1"].to_numpy(), "b_id": co["a_id_2"].to_numpy()})
+    intra = {
+        ("t2t", "coco"): (cocaptions, caption_ids, cap),
+        ("t2t", "cxc"): (pos.loc[pos["task"] == "sts", ["a_id", "b_id"]], caption_ids, cap),
+        ("i2i", "cxc"): (pos.loc[pos["task"] == "sis", ["a_id", "b_id"]], image_ids, img),
+    }
+    for (task, positive_set), (pairs, ids, emb) in intra.items():
+        pairs = _symmetric(pairs)
+        lists = _positive_lists(ids, ids, pairs, "a_id", "b_id")
+        keep = np.flatnonzero([len(p) > 0 for p in lists])
+        if len(keep) == 0:
+            continue
+        ranks = first_positive_ranks_excluding(emb[keep], emb, [lists[k] for k in keep], keep, chunk_size)
+        frames.append(_retrieval_frame(task, positive_set, ids[keep], [lists[k] for k in keep], ranks))
+    for task in TASKS:
+        frame = tables[task][tables[task]["split"] == split]
+        a, b = ITEM_COLUMNS[task]
+        kind_a = "caption" if a.startswith("caption") else "image"
+        kind_b = "caption" if b.startswith("caption") else "image"
+        a_ids = frame[f"{a}_id"].to_numpy(np.int64)
+        b_ids = frame[f"{b}_id"].to_numpy(np.int64)
+        ea, eb = cache.get(kind_a, a_ids), cache.get(kind_b, b_ids)
+        model = (ea.double() * eb.double()).sum(dim=1).numpy() if len(a_ids) else np.zeros(0)
+        query, partner = (b_ids, a_ids) if task == "sits" and sits_query == "image" else (a_ids, b_ids)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "part": "correlation",
+                    "task": task,
+                    "positive_set": "",
+                    "query_id": query,
+                    "item_id": partner,
+                    "n_positives": np.zeros(len(a_ids), dtype=np.int64),
+                    "rank": np.full(len(a_ids), -1, dtype=np.int64),
+                    "agg_score": frame["agg_score"].to_numpy(np.float64),
+                    "model_score": model.astype(np.float64),
+                }
+            )
+        )
+    out = pd.concat(frames, ignore_index=True)[SCORE_COLUMNS]
+    return out.astype({"part": "string", "task": "string", "positive_set": "string"})
+
+
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """CxC metrics: R@1/5/10 (%, Wilson) and MedR (bootstrap) per task and positive set; Spearman x100 (bootstrap)."""
+    missing = [c for c in SCORE_COLUMNS if c not in scores.columns]
+    if missing:
+        raise ValueError(f"cxc scores: missing columns {missing}; expected {SCORE_COLUMNS}")
+    metrics: dict[str, dict[str, float]] = {}
+    retrieval = scores[scores["part"] == "retrieval"]
+    for (task, positive_set), group in retrieval.groupby(["task", "positive_set"], sort=True):
+        summary = retrieval_summary(group["rank"].to_numpy(), n_boot=n_boot, seed=seed, confidence=confidence)
+        for name, cell in summary.items():
+            metrics[f"{task}/{positive_set}/{name}"] = dict(cell)
+    correlation = scores[scores["part"] == "correlation"]
+    alpha = 100.0 * (1.0 - confidence) / 2.0
+    for task in TASKS:
+        group = correlation[correlation["task"] == task]
+        if group["query_id"].nunique() < 4:
+            continue
+        boot = spearman_bootstrap(
+            group["query_id"].to_numpy(),
+            group["agg_score"].to_numpy(),
+            group["model_score"].to_numpy(),
+            n_boot=n_boot,
+            seed=seed,
+        )
+        samples = boot.samples[~np.isnan(boot.samples)]
+        lo, hi = np.percentile(100.0 * samples, [alpha, 100.0 - alpha]) if len(samples) else (math.nan, math.nan)
+        metrics[f"{task}/spearman"] = {
+            "value": boot.mean_x100,
+            "lo": float(lo),
+            "hi": float(hi),
+            "n": float(len(group)),
+            "std": boot.std_x100,
+            "n_queries": float(group["query_id"].nunique()),
+        }
+    return {
+        "metrics": metrics,
+        "n_boot": n_boot,
+        "seed": seed,
+        "confidence": confidence,
+        "notes": "R@K and MedR from the first positive (queries without positives left out); "
+        "Spearman: mean of n_boot samples of half the queries x one rated partner, x100; lo/hi its percentiles.",
+    }

@@ -1,0 +1,1173 @@
+"""ECCV Caption in the world: machine-proposed, human-verified positives on the test split (Chun et al., 2022).
+
+Construction, following the paper (section 3), on the world's test split (the Karpathy 5k test analogue):
+
+1. Queries: a uniform sample of the split's images (image_query_fraction = 1,261 / 5,000) and,
+   independently, of its captions (caption_query_fraction = 1,332 / 25,000, the released count;
+   the text says 1,333). The gallery of every query is the whole split of the other modality.
+2. Machine annotators: each proposes its top_k = 5 gallery items per query. An annotator is any
+   `MachineAnnotator(name, score)` where score(direction, query_ids, gallery_ids) -> float [Q, G]
+   (higher = better), so trained models replace the world's (see `annotator_from_cache`). The
+   default five world annotators are distinct and each blind to something different:
+   ignore_colour, ignore_size, ignore_relation, ignore_count (graded truth: the share of the
+   caption's claims the scene satisfies, over the best assignment of mentions to objects, with one
+   kind of claim dropped, plus Gaussian noise of sd annotator_noise), and bag_of_words (cosine of
+   caption word counts; an image is the sum of its own captions). Ties break by the lower gallery
+   position. Duplicate (query, candidate) pairs proposed by several annotators are judged once.
+3. Simulated humans answer each unique pair on the paper's 4-level scale ('100% YES',
+   'Partially YES', 'Partially NO', '100% NO') with probabilities set by the number of the
+   caption's claims the scene violates (0: the pair fits; 1: all but one claim hold; 2 or more).
+   One answer per pair (the paper's 43,200 pairs went to one worker each). The paper's golden
+   pairs and its removal of meaningless captions have no analogue: world captions are well formed.
+4. Positives: pairs answered '100% YES' or 'Partially YES' (positive_answers), union the CxC
+   positives and the original COCO pairs of each query. Directions are kept apart, as in the
+   released files: a pair verified for an image query is not a positive of a caption query.
+
+Positives table (canonical columns of sources/eccv.py: source, direction, image_id, caption_id):
+- source 'eccv': the final ECCV Caption positives of the ECCV queries (as the package's eccv_*.json,
+  which hold the CxC and original pairs of those queries too);
+- source 'cxc': CxC positives union the original pairs, for every query of the split (the package's
+  cxc_*.json hold the original pairs too); present only when build gets `cxc_positives`
+  (image_id, caption_id pairs with SITS >= 3 from the CxC benchmark, or the CxC module's positives
+  table, whose 'sits' rows are used; pairs outside the split are dropped, ids unknown to the world
+  raise). With cxc_positives=None, ECCV = human-verified ∪ original;
+- source 'original': the COCO pairs (each caption and its own image), for every query of the split.
+
+Plausible match (PM, Chun et al. 2021): the paper defines an item's vector as the instance classes of
+the image, and a caption's as those of its image ("the image corresponding to the query caption").
+Decisions: classes = shapes; pm_vector = 'set' (y in {0,1}^5, the paper's binary vectors) or
+'multiset' (shape counts); pm_caption_vector = 'image' (the paper's rule, default) or 'mentioned'
+(the shapes the caption names; a generic 'shape'/'object' names none). Two items are PM when their
+vectors differ in at most pm_zeta positions (L1 distance for multisets); pm_zeta = 0 as in the paper.
+PM positives are listed for every query of the split (PMRP is a COCO 5K metric in Table 4); PMRP is
+R-Precision with R -> min(R, pm_r_cap = 50), and the capped depth is stored per query in pm_vectors.
+
+Scoring (dual encoder): every item of the split is a query; its top-K gallery ids by dot product
+(scoring.retrieval.top_k, ties by lower gallery position, K = the largest positive count or PM depth
+needed, at least 10) give per-query R@1/5/10, R-Precision and mAP@R on the ECCV positives (ECCV
+queries only), R@K on the original and CxC positives (all queries: COCO 5K and CxC R@K), and PMRP.
+summarize reports each per direction and as the mean of i2t and t2i, x100 as the paper prints them,
+with percentile-bootstrap intervals over queries (each direction resampled on its own).
+
+The world's relation margin and max_objects come from the WorldConfig passed as `world_cfg` to
+build and audit (WorldConfig's defaults otherwise); build checks that the split's captions fit their
+own images under that margin, which catches a mismatched margin.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from scipy.special import ndtri
+
+from itmbench.io import write_parquet
+from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.retrieval import top_k
+from itmbench.sources.eccv import DIRECTIONS, SCHEMA, SOURCES
+from itmbench.world.captions import CaptionStructure, Mention
+from itmbench.world.generate import SPLITS, World, WorldConfig
+from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
+from itmbench.world.truth import truth_matrix
+
+I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
+SHORT = {I2T: "i2t", T2I: "t2i"}
+QUERY_KIND = {I2T: "image", T2I: "caption"}
+GALLERY_KIND = {I2T: "caption", T2I: "image"}
+ANSWERS: tuple[str, ...] = ("100% YES", "Partially YES", "Partially NO", "100% NO")
+CLAIM_KINDS: tuple[str, ...] = ("shape", "colour", "size", "count", "relation")
+# World annotators: name -> the claim kinds it ignores (bag_of_words is the text-only one).
+WORLD_ANNOTATORS: dict[str, tuple[str, ...]] = {
+    "exact": (),
+    "ignore_shape": ("shape",),
+    "ignore_colour": ("colour",),
+    "ignore_size": ("size",),
+    "ignore_count": ("count",),
+    "ignore_relation": ("relation",),
+    "bag_of_words": (),
+}
+BOW_STOPWORDS = frozenset(
+    {"a", "an", "the", "is", "are", "there", "picture", "image", "with", "showing", "plain", "background", "together"}
+)
+PUBLISHED_COUNTS: dict[str, int] = {
+    "image queries": 1_261,
+    "caption queries": 1_332,
+    "proposed pairs": 64_850,
+    "unique proposed pairs": 46_424,
+    "human-verified positives": 21_995,
+}
+# A caption is generated on exact positions and judged on the scene JSON (positions to 4 decimals), so
+# a relation at the margin can flip. More than this share of misfits means the margin is not the world's.
+MAX_OWN_MISFIT = 0.01
+_NEG = -1000  # attribute hits of a padding object: below any real count
+
+Scorer = Callable[[str, np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class MachineAnnotator:
+    """A machine annotator: score(direction, query_ids, gallery_ids) -> float [Q, G], higher = better match."""
+
+    name: str
+    score: Scorer
+
+
+@dataclass(frozen=True)
+class EccvConfig:
+    """ECCV Caption construction in the world (params.yaml section `eccv`); defaults are the module's decisions."""
+
+    split: str = "test"
+    seed: int = 0
+    image_query_fraction: float = 1261 / 5000
+    caption_query_fraction: float = 1332 / 25000
+    annotators: tuple[str, ...] = ("ignore_colour", "ignore_size", "ignore_relation", "ignore_count", "bag_of_words")
+    annotator_noise: float = 0.05
+    top_k: int = 5
+    answer_probs_fit: tuple[float, ...] = (0.80, 0.15, 0.04, 0.01)
+    answer_probs_one_off: tuple[float, ...] = (0.05, 0.35, 0.40, 0.20)
+    answer_probs_worse: tuple[float, ...] = (0.01, 0.04, 0.20, 0.75)
+    positive_answers: tuple[str, ...] = ("100% YES", "Partially YES")
+    pm_vector: str = "set"
+    pm_caption_vector: str = "image"
+    pm_zeta: int = 0
+    pm_r_cap: int = 50
+
+    def __post_init__(self) -> None:
+        for name in (
+            "annotators",
+            "answer_probs_fit",
+            "answer_probs_one_off",
+            "answer_probs_worse",
+            "positive_answers",
+        ):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.split not in SPLITS:
+            raise ValueError(f"eccv params: split {self.split!r}; expected one of {SPLITS}")
+        for name in ("image_query_fraction", "caption_query_fraction"):
+            value = getattr(self, name)
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"eccv params: {name}={value}; expected a fraction in (0, 1]")
+        unknown = [a for a in self.annotators if a not in WORLD_ANNOTATORS]
+        if unknown or not self.annotators or len(set(self.annotators)) != len(self.annotators):
+            raise ValueError(
+                f"eccv params: annotators {list(self.annotators)}; "
+                f"expected distinct names from {list(WORLD_ANNOTATORS)}"
+            )
+        if self.annotator_noise < 0:
+            raise ValueError(f"eccv params: annotator_noise={self.annotator_noise}; expected >= 0")
+        for name in ("top_k", "pm_r_cap"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"eccv params: {name}={getattr(self, name)}; expected an integer >= 1")
+        if self.pm_zeta < 0:
+            raise ValueError(f"eccv params: pm_zeta={self.pm_zeta}; expected an integer >= 0")
+        for name in ("answer_probs_fit", "answer_probs_one_off", "answer_probs_worse"):
+            probs = np.asarray(getattr(self, name), dtype=float)
+            if probs.shape != (len(ANSWERS),) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-6:
+                raise ValueError(
+                    f"eccv params: {name}={list(probs)}; expected {len(ANSWERS)} probabilities of {list(ANSWERS)} "
+                    "summing to 1"
+                )
+        bad = [a for a in self.positive_answers if a not in ANSWERS]
+        if bad or not self.positive_answers:
+            raise ValueError(f"eccv params: positive_answers {list(self.positive_answers)}; expected some of {ANSWERS}")
+        if self.pm_vector not in ("set", "multiset"):
+            raise ValueError(f"eccv params: pm_vector {self.pm_vector!r}; expected 'set' or 'multiset'")
+        if self.pm_caption_vector not in ("image", "mentioned"):
+            raise ValueError(
+                f"eccv params: pm_caption_vector {self.pm_caption_vector!r}; expected 'image' or 'mentioned'"
+            )
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> EccvConfig:
+        """Build from a params section, rejecting unknown keys with their names."""
+        known = {f.name for f in fields(EccvConfig)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"eccv params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
+        return EccvConfig(**d)
+
+
+SCHEMA_YAML = """\
+eccv:
+  type: object
+  additionalProperties: false
+  default: {}
+  description: >-
+    ECCV Caption built in the world by machine proposals and simulated human answers
+    (src/itmbench/benchmarks/eccv.py).
+  properties:
+    split:
+      {type: string, enum: [train, val, test], default: test,
+       description: "Split whose images and captions are the queries and the gallery (the Karpathy test analogue)."}
+    seed:
+      {type: integer, default: 0,
+       description: "Seed of the query sample, the world annotators' noise and the simulated human answers."}
+    image_query_fraction:
+      {type: number, exclusiveMinimum: 0, maximum: 1, default: 0.2522,
+       description: "Share of the split's images sampled as i2t queries (1,261 / 5,000)."}
+    caption_query_fraction:
+      {type: number, exclusiveMinimum: 0, maximum: 1, default: 0.05328,
+       description: "Share of the split's captions sampled as t2i queries (1,332 / 25,000)."}
+    annotators:
+      type: array
+      items:
+        type: string
+        enum: [exact, ignore_shape, ignore_colour, ignore_size, ignore_count, ignore_relation, bag_of_words]
+      minItems: 1
+      uniqueItems: true
+      default: [ignore_colour, ignore_size, ignore_relation, ignore_count, bag_of_words]
+      description: "World machine annotators proposing top-k candidates (the paper: PVSE, VSRN, PCME, ViLT, CLIP)."
+    annotator_noise:
+      {type: number, minimum: 0, default: 0.05,
+       description: "Sd of the Gaussian noise added to the world annotators' scores (graded truth in [0, 1], cosine)."}
+    top_k: {type: integer, minimum: 1, default: 5, description: "Candidates each annotator proposes per query."}
+    answer_probs_fit:
+      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
+       default: [0.80, 0.15, 0.04, 0.01],
+       description: "P(100% YES, Partially YES, Partially NO, 100% NO) for a pair that fits."}
+    answer_probs_one_off:
+      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
+       default: [0.05, 0.35, 0.40, 0.20],
+       description: "Answer probabilities for a pair whose scene violates exactly one claim of the caption."}
+    answer_probs_worse:
+      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
+       default: [0.01, 0.04, 0.20, 0.75],
+       description: "Answer probabilities for a pair whose scene violates two or more claims."}
+    positive_answers:
+      type: array
+      items: {type: string, enum: ["100% YES", "Partially YES", "Partially NO", "100% NO"]}
+      minItems: 1
+      uniqueItems: true
+      default: ["100% YES", "Partially YES"]
+      description: "Answers that make a verified positive (the paper: Yes and Partially yes)."
+    pm_vector:
+      {type: string, enum: [set, multiset], default: set,
+       description: "Plausible-match vector: set of shapes present (the paper's binary class vector) or their counts."}
+    pm_caption_vector:
+      {type: string, enum: [image, mentioned], default: image,
+       description: "A caption's PM vector: its own image's (the paper's rule) or the shapes it mentions."}
+    pm_zeta:
+      {type: integer, minimum: 0, default: 0,
+       description: "PM when the vectors differ in at most zeta positions (L1 for multisets); the paper reports 0."}
+    pm_r_cap:
+      {type: integer, minimum: 1, default: 50, description: "PMRP caps R at min(R, pm_r_cap) (the paper: 50)."}
+"""
+
+POSITIVE_COLUMNS = list(SCHEMA)
+ITEM_COLUMNS = {"kind": "string", "item_id": "int64"}
+QUERY_COLUMNS = {"direction": "string", "query_id": "int64"}
+ANNOTATION_COLUMNS = {
+    "direction": "string",
+    "query_id": "int64",
+    "candidate_id": "int64",
+    "image_id": "int64",
+    "caption_id": "int64",
+    "annotator": "string",
+    "proposal_rank": "int64",
+    "answer": "string",
+    "n_violated": "int64",
+    "fits": "bool",
+}
+PM_VECTOR_COLUMNS = {
+    "kind": "string",
+    "item_id": "int64",
+    "pm_vector": "string",
+    "n_pm_positives": "int64",
+    "pm_depth": "int64",
+}
+PM_POSITIVE_COLUMNS = {"direction": "string", "image_id": "int64", "caption_id": "int64"}
+STAGE_COLUMNS = {"direction": "string", "stage": "string", "n": "int64"}
+REQUIRED_COLUMNS: dict[str, list[str]] = {
+    "positives": POSITIVE_COLUMNS,
+    "queries": list(QUERY_COLUMNS),
+    "annotations": list(ANNOTATION_COLUMNS),
+    "pm_vectors": list(PM_VECTOR_COLUMNS),
+    "pm_positives": list(PM_POSITIVE_COLUMNS),
+    "stages": list(STAGE_COLUMNS),
+    "items": list(ITEM_COLUMNS),
+}
+TABLE_ORDER = ("positives", "queries", "annotations", "pm_vectors", "pm_positives", "stages", "items")
+
+
+# --- deterministic per-pair randomness ------------------------------------------------------------
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser on a uint64 array (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def keyed_uniforms(*keys: int | np.ndarray) -> np.ndarray:
+    """Uniforms in (0, 1), one per broadcast key tuple: a pair's draw does not depend on which other pairs exist."""
+    arrays = np.broadcast_arrays(*[np.asarray(k).astype(np.int64).view(np.uint64) for k in keys])
+    h = _mix64(np.array(arrays[0], dtype=np.uint64))
+    for a in arrays[1:]:
+        h = _mix64(h ^ a)
+    return ((h >> np.uint64(11)).astype(np.float64) + 0.5) / float(2**53)
+
+
+def _name_key(name: str) -> int:
+    """A stable integer for a name (crc32), to key per-annotator randomness."""
+    return zlib.crc32(name.encode("utf-8"))
+
+
+# --- the world's graded truth ----------------------------------------------------------------------
+
+
+def _attribute_hits(m: Mention, arrays: dict[str, np.ndarray], ignore: frozenset[str]) -> tuple[np.ndarray, int]:
+    """Per (scene, object) the number of the mention's attribute claims the object satisfies, and their number."""
+    hits = np.zeros(arrays["valid"].shape, dtype=np.int64)
+    n = 0
+    for attr, values in (("shape", SHAPES), ("colour", COLOURS), ("size", SIZES)):
+        value = getattr(m, attr)
+        if value is None or attr in ignore:
+            continue
+        hits += arrays[attr] == values.index(value)
+        n += 1
+    return np.where(arrays["valid"], hits, _NEG), n
+
+
+def _relation_matrix(arrays: dict[str, np.ndarray], relation: str, margin: float) -> np.ndarray:
+    """bool [S, O, O]: object a <relation> object b with the margin (the truth module's semantics)."""
+    x, y = arrays["x"], arrays["y"]
+    if relation == "left_of":
+        return x[:, :, None] + margin < x[:, None, :]
+    if relation == "right_of":
+        return x[:, :, None] > x[:, None, :] + margin
+    if relation == "above":
+        return y[:, :, None] + margin < y[:, None, :]
+    if relation == "below":
+        return y[:, :, None] > y[:, None, :] + margin
+    raise ValueError(f"unknown relation {relation!r}")
+
+
+def claim_matrix(
+    structures: Sequence[CaptionStructure],
+    scenes: Sequence[Scene],
+    margin: float,
+    ignore: frozenset[str] = frozenset(),
+    max_objects: int = 4,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Graded truth: satisfied claims [C, S] over the best object assignment, and each caption's claim count [C].
+
+    Claims: each attribute a mention names, the count of a count mention (exactly k objects fit it),
+    and the relation; kinds in `ignore` are dropped (a count mention then claims 'at least one', a
+    relation caption becomes a pair). With nothing ignored, satisfied == total iff the caption fits.
+    """
+    bad = set(ignore) - set(CLAIM_KINDS)
+    if bad:
+        raise ValueError(f"unknown claim kinds {sorted(bad)}; expected some of {CLAIM_KINDS}")
+    arrays = scene_arrays(list(scenes), max_objects=max_objects)
+    valid = arrays["valid"]
+    pair_ok = valid[:, :, None] & valid[:, None, :] & ~np.eye(max_objects, dtype=bool)[None]
+    relations: dict[str, np.ndarray] = {}
+    satisfied = np.zeros((len(structures), len(scenes)), dtype=np.int64)
+    total = np.zeros(len(structures), dtype=np.int64)
+    cache: dict[str, tuple[np.ndarray, int]] = {}
+    for ci, c in enumerate(structures):
+        key = c.to_json()
+        if key not in cache:
+            if len(c.mentions) == 1:
+                m = c.mentions[0]
+                hits, n = _attribute_hits(m, arrays, ignore)
+                row = np.maximum(hits.max(axis=1), 0)
+                if m.count > 1 and "count" not in ignore:
+                    found = ((hits == n) & valid).sum(axis=1)
+                    row = row + (found == m.count)
+                    n += 1
+            else:
+                h0, n0 = _attribute_hits(c.mentions[0], arrays, ignore)
+                h1, n1 = _attribute_hits(c.mentions[1], arrays, ignore)
+                combined = h0[:, :, None] + h1[:, None, :]
+                n = n0 + n1
+                if c.relation is not None and "relation" not in ignore:
+                    if c.relation not in relations:
+                        relations[c.relation] = _relation_matrix(arrays, c.relation, margin)
+                    combined = combined + relations[c.relation]
+                    n += 1
+                best = np.where(pair_ok, combined, _NEG).max(axis=(1, 2))
+                # fewer than two objects: at best one mention is satisfied
+                single = np.maximum(np.maximum(h0.max(axis=1), h1.max(axis=1)), 0)
+                row = np.where(pair_ok.any(axis=(1, 2)), best, single)
+            cache[key] = (row, n)
+        satisfied[ci], total[ci] = cache[key]
+    return satisfied, total
+
+
+# --- the world's split -----------------------------------------------------------------------------
+
+
+@dataclass
+class SplitData:
+    """The split's ids, scenes and caption structures, with row lookups, and its truth."""
+
+    image_ids: np.ndarray
+    caption_ids: np.ndarray
+    caption_image: np.ndarray  # image id of each caption
+    caption_text: list[str]
+    scenes: list[Scene]
+    structures: list[CaptionStructure]
+    margin: float
+    max_objects: int
+    fits: np.ndarray  # bool [captions, images]
+
+    def image_rows(self, ids: np.ndarray) -> np.ndarray:
+        """Row of each image id in the split (error names the first unknown id)."""
+        return _rows(self.image_ids, ids, "image")
+
+    def caption_rows(self, ids: np.ndarray) -> np.ndarray:
+        """Row of each caption id in the split (error names the first unknown id)."""
+        return _rows(self.caption_ids, ids, "caption")
+
+
+def _rows(sorted_ids: np.ndarray, ids: np.ndarray, kind: str) -> np.ndarray:
+    ids = np.asarray(ids, dtype=np.int64)
+    pos = np.searchsorted(sorted_ids, ids)
+    pos = np.minimum(pos, len(sorted_ids) - 1)
+    bad = sorted_ids[pos] != ids
+    if bad.any():
+        raise KeyError(f"{kind} id {int(ids[np.flatnonzero(bad)[0]])} is not in the split ({int(bad.sum())} unknown)")
+    return pos
+
+
+def _world_truth_params(world: World, world_cfg: WorldConfig | None) -> tuple[float, int]:
+    wc = world_cfg or WorldConfig()
+    return wc.relation_margin, max(wc.max_objects, int(world.image_table["n_objects"].max()))
+
+
+def split_data(world: World, split: str, world_cfg: WorldConfig | None = None) -> SplitData:
+    """The split's items and truth; checks that captions fit their own images (a margin mismatch raises)."""
+    margin, max_objects = _world_truth_params(world, world_cfg)
+    images = world.image_table[world.image_table["split"] == split].sort_values("image_id", kind="stable")
+    if images.empty:
+        raise ValueError(f"world has no images in split {split!r}")
+    captions = world.caption_table[world.caption_table["split"] == split].sort_values("caption_id", kind="stable")
+    image_ids = images["image_id"].to_numpy(dtype=np.int64)
+    scenes_by_id = dict(zip(world.scene_table["image_id"].to_numpy(), world.scene_table["scene"]))
+    missing = [int(i) for i in image_ids if int(i) not in scenes_by_id]
+    if missing:
+        raise ValueError(f"world scene table: no scene for image ids {missing[:5]}; expected one per image")
+    scenes = [Scene.from_json(scenes_by_id[int(i)]) for i in image_ids]
+    structures = [CaptionStructure.from_json(s) for s in captions["structure"]]
+    fits = truth_matrix(structures, scenes, margin, max_objects)
+    data = SplitData(
+        image_ids=image_ids,
+        caption_ids=captions["caption_id"].to_numpy(dtype=np.int64),
+        caption_image=captions["image_id"].to_numpy(dtype=np.int64),
+        caption_text=captions["text"].astype(str).tolist(),
+        scenes=scenes,
+        structures=structures,
+        margin=margin,
+        max_objects=max_objects,
+        fits=fits,
+    )
+    own = data.image_rows(data.caption_image)
+    bad = np.flatnonzero(~fits[np.arange(len(own)), own])
+    if len(bad) > MAX_OWN_MISFIT * len(own):
+        raise ValueError(
+            f"world split {split!r}: {len(bad)} of {len(own)} captions "
+            f"(first: caption {int(data.caption_ids[bad[0]])}) "
+            f"do not fit their own image under relation_margin={margin}; expected at most {MAX_OWN_MISFIT:.0%} "
+            "(pass the world's WorldConfig as world_cfg)"
+        )
+    return data
+
+
+# --- machine annotators ----------------------------------------------------------------------------
+
+
+def _orient(matrix: np.ndarray, data: SplitData, direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray):
+    """Rows of a [captions, images] matrix as [queries, gallery] for a direction."""
+    if direction == I2T:
+        return matrix[np.ix_(data.caption_rows(gallery_ids), data.image_rows(query_ids))].T
+    if direction == T2I:
+        return matrix[np.ix_(data.caption_rows(query_ids), data.image_rows(gallery_ids))]
+    raise ValueError(f"unknown direction {direction!r}; expected one of {DIRECTIONS}")
+
+
+def _noise(seed: int, name: str, direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
+    """Standard normal noise keyed by (seed, annotator, direction, query, candidate)."""
+    u = keyed_uniforms(
+        seed,
+        _name_key(name),
+        DIRECTIONS.index(direction),
+        np.asarray(query_ids, dtype=np.int64)[:, None],
+        np.asarray(gallery_ids, dtype=np.int64)[None, :],
+    )
+    return ndtri(u)
+
+
+def graded_truth_annotator(name: str, ignore: Sequence[str], data: SplitData, noise: float, seed: int):
+    """A world annotator scoring the share of the caption's claims the scene satisfies, blind to `ignore`."""
+    satisfied, total = claim_matrix(data.structures, data.scenes, data.margin, frozenset(ignore), data.max_objects)
+    share = satisfied / np.maximum(total, 1)[:, None]
+
+    def score(direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
+        base = _orient(share, data, direction, query_ids, gallery_ids)
+        return base + noise * _noise(seed, name, direction, query_ids, gallery_ids) if noise > 0 else base
+
+    return MachineAnnotator(name, score)
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in re.findall(r"[a-z]+", text.lower()) if t not in BOW_STOPWORDS]
+
+
+def bag_of_words_annotator(name: str, data: SplitData, noise: float, seed: int) -> MachineAnnotator:
+    """A text-only annotator: cosine of word counts; an image is the sum of its own captions' counts."""
+    counts = [Counter(_tokens(t)) for t in data.caption_text]
+    vocab = sorted({w for c in counts for w in c})
+    col = {w: j for j, w in enumerate(vocab)}
+    caps = np.zeros((len(counts), len(vocab)), dtype=np.float64)
+    for i, c in enumerate(counts):
+        for w, k in c.items():
+            caps[i, col[w]] = k
+    own = data.image_rows(data.caption_image)
+    imgs = np.zeros((len(data.image_ids), len(vocab)), dtype=np.float64)
+    np.add.at(imgs, own, caps)
+
+    def unit(a: np.ndarray) -> np.ndarray:
+        return a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+
+    caps, imgs = unit(caps), unit(imgs)
+
+    def score(direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
+        if direction == I2T:
+            base = imgs[data.image_rows(query_ids)] @ caps[data.caption_rows(gallery_ids)].T
+        elif direction == T2I:
+            base = caps[data.caption_rows(query_ids)] @ imgs[data.image_rows(gallery_ids)].T
+        else:
+            raise ValueError(f"unknown direction {direction!r}; expected one of {DIRECTIONS}")
+        return base + noise * _noise(seed, name, direction, query_ids, gallery_ids) if noise > 0 else base
+
+    return MachineAnnotator(name, score)
+
+
+def world_annotators(data: SplitData, cfg: EccvConfig) -> list[MachineAnnotator]:
+    """The configured world annotators (each blind to something different), in config order."""
+    out = []
+    for name in cfg.annotators:
+        if name == "bag_of_words":
+            out.append(bag_of_words_annotator(name, data, cfg.annotator_noise, cfg.seed))
+        else:
+            out.append(graded_truth_annotator(name, WORLD_ANNOTATORS[name], data, cfg.annotator_noise, cfg.seed))
+    return out
+
+
+def annotator_from_cache(name: str, cache: EmbeddingCache) -> MachineAnnotator:
+    """A dual encoder as a machine annotator: dot products of its cached unit embeddings."""
+
+    def score(direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
+        q = cache.get(QUERY_KIND[direction], np.asarray(query_ids)).to(torch.float32)
+        g = cache.get(GALLERY_KIND[direction], np.asarray(gallery_ids)).to(torch.float32)
+        return (q @ g.T).numpy().astype(np.float64)
+
+    return MachineAnnotator(name, score)
+
+
+def propose(
+    annotators: Sequence[MachineAnnotator],
+    direction: str,
+    query_ids: np.ndarray,
+    gallery_ids: np.ndarray,
+    k: int,
+    chunk_size: int = 256,
+) -> pd.DataFrame:
+    """Each annotator's top-k gallery ids per query (ties by lower gallery position): long table of proposals."""
+    frames = []
+    k = min(k, len(gallery_ids))
+    for annotator in annotators:
+        for start in range(0, len(query_ids), chunk_size):
+            q = query_ids[start : start + chunk_size]
+            s = np.asarray(annotator.score(direction, q, gallery_ids), dtype=np.float64)
+            if s.shape != (len(q), len(gallery_ids)):
+                raise ValueError(
+                    f"annotator {annotator.name!r} ({direction}): score matrix of shape {s.shape}; "
+                    f"expected {(len(q), len(gallery_ids))}"
+                )
+            if not np.isfinite(s).all():
+                raise ValueError(f"annotator {annotator.name!r} ({direction}): non-finite scores")
+            top = np.argsort(-s, axis=1, kind="stable")[:, :k]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "query_id": np.repeat(q, k),
+                        "candidate_id": gallery_ids[top].ravel(),
+                        "annotator": annotator.name,
+                        "proposal_rank": np.tile(np.arange(1, k + 1, dtype=np.int64), len(q)),
+                    }
+                )
+            )
+    out = pd.concat(frames, ignore_index=True)
+    out.insert(0, "direction", direction)
+    return out
+
+
+# --- simulated humans ------------------------------------------------------------------------------
+
+
+def answer_pairs(
+    n_violated: np.ndarray, direction: str, query_ids: np.ndarray, candidate_ids: np.ndarray, cfg: EccvConfig
+) -> np.ndarray:
+    """One simulated answer per pair from its number of violated claims (0, 1, 2+), keyed by the pair."""
+    table = np.array([cfg.answer_probs_fit, cfg.answer_probs_one_off, cfg.answer_probs_worse], dtype=np.float64)
+    cum = np.cumsum(table, axis=1)
+    cum[:, -1] = 1.0
+    level = np.minimum(np.asarray(n_violated, dtype=np.int64), 2)
+    u = keyed_uniforms(cfg.seed, _name_key("human"), DIRECTIONS.index(direction), query_ids, candidate_ids)
+    idx = (u[:, None] > cum[level]).sum(axis=1)
+    return np.array(ANSWERS, dtype=object)[np.minimum(idx, len(ANSWERS) - 1)]
+
+
+# --- plausible match -------------------------------------------------------------------------------
+
+
+def pm_vectors(data: SplitData, cfg: EccvConfig) -> tuple[np.ndarray, np.ndarray]:
+    """PM vectors [images, 5] and [captions, 5] over SHAPES: shape counts, clipped to {0,1} for 'set'."""
+    images = np.zeros((len(data.image_ids), len(SHAPES)), dtype=np.int64)
+    for r, scene in enumerate(data.scenes):
+        for o in scene.objects:
+            images[r, SHAPES.index(o.shape)] += 1
+    if cfg.pm_caption_vector == "image":
+        captions = images[data.image_rows(data.caption_image)].copy()
+    else:
+        captions = np.zeros((len(data.caption_ids), len(SHAPES)), dtype=np.int64)
+        for r, c in enumerate(data.structures):
+            for m in c.mentions:
+                if m.shape is not None:
+                    captions[r, SHAPES.index(m.shape)] += m.count
+    if cfg.pm_vector == "set":
+        images, captions = np.minimum(images, 1), np.minimum(captions, 1)
+    return images, captions
+
+
+def pm_match(image_vectors: np.ndarray, caption_vectors: np.ndarray, zeta: int) -> np.ndarray:
+    """bool [captions, images]: the vectors differ in at most zeta (L1 distance; Hamming on sets)."""
+    dist = np.abs(caption_vectors[:, None, :] - image_vectors[None, :, :]).sum(axis=2)
+    return dist <= zeta
+
+
+# --- build -----------------------------------------------------------------------------------------
+
+
+def _sample_ids(ids: np.ndarray, fraction: float, seed: int, stream: int) -> np.ndarray:
+    """A sorted uniform sample of round(fraction * n) ids (at least 1), seeded by (seed, stream)."""
+    n = max(1, int(round(fraction * len(ids))))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, stream]))
+    return np.sort(rng.choice(ids, size=min(n, len(ids)), replace=False)).astype(np.int64)
+
+
+def _pairs_frame(source: str, direction: str, image_ids: np.ndarray, caption_ids: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "source": source,
+            "direction": direction,
+            "image_id": np.asarray(image_ids, dtype=np.int64),
+            "caption_id": np.asarray(caption_ids, dtype=np.int64),
+        }
+    )
+
+
+def _validate_cxc(world: World, cxc: pd.DataFrame, data: SplitData) -> pd.DataFrame:
+    """CxC positive pairs of the split; ids unknown to the world raise, pairs of other splits are dropped.
+
+    Takes (image_id, caption_id) pairs, or the CxC module's `positives` table (task, a_id = caption,
+    b_id = image), of which the 'sits' rows are used.
+    """
+    if not {"image_id", "caption_id"} <= set(cxc.columns) and {"task", "a_id", "b_id"} <= set(cxc.columns):
+        sits = cxc[cxc["task"] == "sits"]
+        cxc = pd.DataFrame({"image_id": sits["b_id"].to_numpy(), "caption_id": sits["a_id"].to_numpy()})
+    missing = [c for c in ("image_id", "caption_id") if c not in cxc.columns]
+    if missing:
+        raise ValueError(f"cxc_positives: missing columns {missing}; expected image_id, caption_id")
+    pairs = cxc[["image_id", "caption_id"]]
+    if pairs.isna().any().any():
+        row = int(np.flatnonzero(pairs.isna().any(axis=1).to_numpy())[0])
+        raise ValueError(f"cxc_positives row {row}: missing id; expected integer image_id and caption_id")
+    pairs = pairs.astype("int64")
+    for col, known in (
+        ("image_id", world.image_table["image_id"].to_numpy()),
+        ("caption_id", world.caption_table["caption_id"].to_numpy()),
+    ):
+        unknown = ~np.isin(pairs[col].to_numpy(), known)
+        if unknown.any():
+            row = int(np.flatnonzero(unknown)[0])
+            raise ValueError(f"cxc_positives row {row}: {col} {int(pairs[col].iloc[row])} is not in the world")
+    keep = np.isin(pairs["image_id"].to_numpy(), data.image_ids) & np.isin(
+        pairs["caption_id"].to_numpy(), data.caption_ids
+    )
+    return pairs[keep].drop_duplicates().reset_index(drop=True)
+
+
+def _sort_positives(df: pd.DataFrame) -> pd.DataFrame:
+    order = df.assign(
+        _s=df["source"].map({s: i for i, s in enumerate(SOURCES)}),
+        _d=df["direction"].map({d: i for i, d in enumerate(DIRECTIONS)}),
+    )
+    order = order.drop_duplicates(["source", "direction", "image_id", "caption_id"])
+    order = order.assign(
+        _q=np.where(order["direction"] == I2T, order["image_id"], order["caption_id"]),
+        _t=np.where(order["direction"] == I2T, order["caption_id"], order["image_id"]),
+    )
+    order = order.sort_values(["_s", "_d", "_q", "_t"], kind="stable", ignore_index=True)
+    return order[POSITIVE_COLUMNS].astype(SCHEMA)
+
+
+def _image_caption(direction: str, query: np.ndarray, candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return (query, candidate) if direction == I2T else (candidate, query)
+
+
+def build(
+    world: World,
+    cfg: EccvConfig,
+    cxc_positives: pd.DataFrame | None = None,
+    annotators: Sequence[MachineAnnotator] | None = None,
+    *,
+    world_cfg: WorldConfig | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Build ECCV Caption on a split of the world: positives, queries, annotations, PM tables, stages, items."""
+    data = split_data(world, cfg.split, world_cfg)
+    if annotators is None:
+        annotators = world_annotators(data, cfg)
+    names = [a.name for a in annotators]
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"eccv build: annotators {names}; expected at least one, with distinct names")
+    satisfied, total = claim_matrix(data.structures, data.scenes, data.margin, frozenset(), data.max_objects)
+    violated = total[:, None] - satisfied  # [captions, images]
+
+    queries = {
+        I2T: _sample_ids(data.image_ids, cfg.image_query_fraction, cfg.seed, 1),
+        T2I: _sample_ids(data.caption_ids, cfg.caption_query_fraction, cfg.seed, 2),
+    }
+    gallery = {I2T: data.caption_ids, T2I: data.image_ids}
+    original = _pairs_frame("original", I2T, data.caption_image, data.caption_ids)
+    cxc = None if cxc_positives is None else _validate_cxc(world, cxc_positives, data)
+    cxc_union = None
+    if cxc is not None:
+        cxc_union = pd.concat([cxc, original[["image_id", "caption_id"]]], ignore_index=True).drop_duplicates()
+
+    annotations, positive_frames, stage_rows = [], [], []
+    for direction in DIRECTIONS:
+        q_ids = queries[direction]
+        prop = propose(annotators, direction, q_ids, gallery[direction], cfg.top_k)
+        pairs = prop[["query_id", "candidate_id"]].drop_duplicates().sort_values(["query_id", "candidate_id"])
+        img, cap = _image_caption(direction, pairs["query_id"].to_numpy(), pairs["candidate_id"].to_numpy())
+        c_rows, i_rows = data.caption_rows(cap), data.image_rows(img)
+        n_viol = violated[c_rows, i_rows]
+        answers = answer_pairs(n_viol, direction, pairs["query_id"].to_numpy(), pairs["candidate_id"].to_numpy(), cfg)
+        judged = pairs.assign(
+            image_id=img, caption_id=cap, answer=answers, n_violated=n_viol, fits=data.fits[c_rows, i_rows]
+        )
+        ann = prop.merge(judged, on=["query_id", "candidate_id"], how="left", validate="many_to_one")
+        annotations.append(ann)
+
+        human = judged[judged["answer"].isin(cfg.positive_answers)]
+        qcol = "image_id" if direction == I2T else "caption_id"
+        human_pairs = human[["image_id", "caption_id"]]
+        own = original[original[qcol].isin(q_ids)][["image_id", "caption_id"]]
+        merged = [human_pairs]
+        if cxc_union is not None:
+            merged.append(cxc_union[cxc_union[qcol].isin(q_ids)])
+        merged.append(own)
+        final = pd.concat(merged, ignore_index=True).drop_duplicates()
+        positive_frames.append(_pairs_frame("eccv", direction, final["image_id"], final["caption_id"]))
+        positive_frames.append(_pairs_frame("original", direction, original["image_id"], original["caption_id"]))
+        if cxc_union is not None:
+            positive_frames.append(_pairs_frame("cxc", direction, cxc_union["image_id"], cxc_union["caption_id"]))
+
+        counts = judged["answer"].value_counts()
+        running = human_pairs.drop_duplicates()
+        steps = [
+            ("queries", len(q_ids)),
+            ("proposed pairs (annotators x top-k)", len(prop)),
+            ("unique proposed pairs", len(pairs)),
+            *[(f"answered {a}", int(counts.get(a, 0))) for a in ANSWERS],
+            ("human-verified positives", len(running)),
+        ]
+        if cxc is not None:  # CxC's own SITS positives first, then the original pairs
+            running = pd.concat([running, cxc[cxc[qcol].isin(q_ids)]]).drop_duplicates()
+            steps.append(("after union with CxC", len(running)))
+        running = pd.concat([running, own]).drop_duplicates()
+        steps.append(("after union with original (ECCV Caption positives)", len(running)))
+        stage_rows += [(direction, s, int(n)) for s, n in steps]
+
+    annotations_df = (
+        pd.concat(annotations, ignore_index=True)
+        .assign(_d=lambda d: d["direction"].map({x: i for i, x in enumerate(DIRECTIONS)}))
+        .sort_values(["_d", "query_id", "annotator", "proposal_rank"], kind="stable", ignore_index=True)[
+            list(ANNOTATION_COLUMNS)
+        ]
+        .astype(ANNOTATION_COLUMNS)
+    )
+    pm_vec_df, pm_pos_df = _pm_tables(data, cfg)
+    query_df = pd.concat(
+        [pd.DataFrame({"direction": d, "query_id": queries[d]}) for d in DIRECTIONS], ignore_index=True
+    ).astype(QUERY_COLUMNS)
+    items = pd.concat(
+        [
+            pd.DataFrame({"kind": "image", "item_id": data.image_ids}),
+            pd.DataFrame({"kind": "caption", "item_id": data.caption_ids}),
+        ],
+        ignore_index=True,
+    ).astype(ITEM_COLUMNS)
+    return {
+        "positives": _sort_positives(pd.concat(positive_frames, ignore_index=True)),
+        "queries": query_df,
+        "annotations": annotations_df,
+        "pm_vectors": pm_vec_df,
+        "pm_positives": pm_pos_df,
+        "stages": pd.DataFrame(stage_rows, columns=list(STAGE_COLUMNS)).astype(STAGE_COLUMNS),
+        "items": items,
+    }
+
+
+def _pm_tables(data: SplitData, cfg: EccvConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """PM vectors (with each query's PM count and capped PMRP depth) and PM positives of every split query."""
+    img_vec, cap_vec = pm_vectors(data, cfg)
+    match = pm_match(img_vec, cap_vec, cfg.pm_zeta)  # [captions, images]
+    n_i2t = match.sum(axis=0)  # image query -> PM captions
+    n_t2i = match.sum(axis=1)
+    vec_df = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "kind": kind,
+                    "item_id": ids,
+                    "pm_vector": ["".join(map(str, v)) for v in vec],
+                    "n_pm_positives": n,
+                    "pm_depth": np.minimum(n, cfg.pm_r_cap),
+                }
+            )
+            for kind, ids, vec, n in (
+                ("image", data.image_ids, img_vec, n_i2t),
+                ("caption", data.caption_ids, cap_vec, n_t2i),
+            )
+        ],
+        ignore_index=True,
+    ).astype(PM_VECTOR_COLUMNS)
+    ci, ii = np.nonzero(match)
+    i2t = pd.DataFrame({"direction": I2T, "image_id": data.image_ids[ii], "caption_id": data.caption_ids[ci]})
+    i2t = i2t.sort_values(["image_id", "caption_id"], kind="stable")
+    t2i = pd.DataFrame({"direction": T2I, "image_id": data.image_ids[ii], "caption_id": data.caption_ids[ci]})
+    pos_df = pd.concat([i2t, t2i], ignore_index=True).astype(PM_POSITIVE_COLUMNS)
+    return vec_df, pos_df
+
+
+# --- files -----------------------------------------------------------------------------------------
+
+
+def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
+    """Write every table as parquet, atomically; items.parquet last, since it marks the folder complete."""
+    missing = [t for t in TABLE_ORDER if t not in tables]
+    if missing:
+        raise ValueError(f"eccv write: missing tables {missing}; expected {list(TABLE_ORDER)}")
+    out = Path(out_dir)
+    for name in TABLE_ORDER:
+        write_parquet(out / f"{name}.parquet", tables[name])
+
+
+def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Read the tables written by write, validating each file's required columns."""
+    d = Path(out_dir)
+    out = {}
+    for name in TABLE_ORDER:
+        path = d / f"{name}.parquet"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: missing; expected the ECCV Caption table {name!r} (run the eccv rule)")
+        df = pd.read_parquet(path)
+        cols = REQUIRED_COLUMNS[name]
+        absent = [c for c in cols if c not in df.columns]
+        if absent:
+            raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
+        out[name] = df
+    bad = sorted(set(out["positives"]["source"]) - set(SOURCES)) + sorted(
+        set(out["positives"]["direction"]) - set(DIRECTIONS)
+    )
+    if bad:
+        raise ValueError(
+            f"{d / 'positives.parquet'}: unexpected values {bad}; "
+            f"expected source in {SOURCES}, direction in {DIRECTIONS}"
+        )
+    return out
+
+
+# --- audit -----------------------------------------------------------------------------------------
+
+
+def _pair_keys(image_ids: np.ndarray, caption_ids: np.ndarray) -> np.ndarray:
+    return np.asarray(image_ids, dtype=np.int64) * (1 << 31) + np.asarray(caption_ids, dtype=np.int64)
+
+
+def _truth_pairs(data: SplitData, direction: str, query_ids: np.ndarray) -> np.ndarray:
+    """Keys of every (image, caption) pair that fits, for the queries of a direction."""
+    if direction == I2T:
+        sub = data.fits[:, data.image_rows(query_ids)]
+        ci, qi = np.nonzero(sub)
+        return _pair_keys(query_ids[qi], data.caption_ids[ci])
+    sub = data.fits[data.caption_rows(query_ids)]
+    qi, ii = np.nonzero(sub)
+    return _pair_keys(data.image_ids[ii], query_ids[qi])
+
+
+def _rate_row(row: str, column: str, successes: int, n: int, confidence: float) -> dict[str, Any]:
+    lo, hi = wilson_interval(successes, n, confidence)
+    value = successes / n if n else float("nan")
+    return {"row": row, "column": column, "value": 100 * value, "lo": 100 * lo, "hi": 100 * hi}
+
+
+def _plain_row(row: str, column: str, value: float) -> dict[str, Any]:
+    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
+
+
+def audit(
+    world: World,
+    tables: dict[str, pd.DataFrame],
+    cfg: EccvConfig,
+    *,
+    world_cfg: WorldConfig | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Precision and recall (%) of each positive set against the complete truth, per direction, on the ECCV queries.
+
+    Long form (row, column, value, lo, hi). Rows: the original pairs, CxC ∪ original (when built with
+    CxC), the human-verified pairs, the final ECCV Caption positives, the PM positives, the proposed
+    candidates (the ceiling of human-verified recall) and the truth itself. Precision = |S ∩ T| / |S|
+    and recall = |S ∩ T| / |T| over all (query, item) pairs of the direction (micro), with Wilson
+    intervals; 'positives per query' has no interval. Also the simulated answers' distribution by
+    number of violated claims (% of pairs, Wilson). The truth is recomputed from the scene graphs.
+    """
+    data = split_data(world, cfg.split, world_cfg)
+    pos, queries, ann = tables["positives"], tables["queries"], tables["annotations"]
+    rows: list[dict[str, Any]] = []
+    for direction in DIRECTIONS:
+        short = SHORT[direction]
+        q_ids = queries.loc[queries["direction"] == direction, "query_id"].to_numpy(dtype=np.int64)
+        qcol = "image_id" if direction == I2T else "caption_id"
+        truth = np.unique(_truth_pairs(data, direction, q_ids))
+        sub = pos[(pos["direction"] == direction) & pos[qcol].isin(q_ids)]
+        sets: dict[str, np.ndarray] = {}
+        for label, source in (("Original (COCO)", "original"), ("CxC ∪ original", "cxc")):
+            part = sub[sub["source"] == source]
+            if source == "original" or len(part):
+                sets[label] = _pair_keys(part["image_id"], part["caption_id"])
+        a = ann[ann["direction"] == direction]
+        verified = a[a["answer"].isin(cfg.positive_answers)]
+        sets["ECCV human-verified"] = _pair_keys(verified["image_id"], verified["caption_id"])
+        final = sub[sub["source"] == "eccv"]
+        sets["ECCV Caption"] = _pair_keys(final["image_id"], final["caption_id"])
+        pm = tables["pm_positives"]
+        pm = pm[(pm["direction"] == direction) & pm[qcol].isin(q_ids)]
+        sets[f"PM (zeta={cfg.pm_zeta})"] = _pair_keys(pm["image_id"], pm["caption_id"])
+        sets["Proposed (annotators' top-k)"] = _pair_keys(a["image_id"], a["caption_id"])
+        for label, keys in sets.items():
+            keys = np.unique(keys)
+            hits = int(np.isin(keys, truth).sum())
+            rows.append(_rate_row(label, f"{short} precision", hits, len(keys), confidence))
+            rows.append(_rate_row(label, f"{short} recall", hits, len(truth), confidence))
+            rows.append(_plain_row(label, f"{short} positives per query", len(keys) / max(len(q_ids), 1)))
+        rows.append(
+            _plain_row("Truth (every fitting pair)", f"{short} positives per query", len(truth) / max(len(q_ids), 1))
+        )
+    # the simulated humans, by number of violated claims (recomputed from the scene graphs)
+    judged = ann.drop_duplicates(["direction", "query_id", "candidate_id"])
+    satisfied, total = claim_matrix(data.structures, data.scenes, data.margin, frozenset(), data.max_objects)
+    violated = (total[:, None] - satisfied)[
+        data.caption_rows(judged["caption_id"]), data.image_rows(judged["image_id"])
+    ]
+    level = np.minimum(violated, 2)
+    answers = judged["answer"].to_numpy()
+    for lvl, label in ((0, "answers: pair fits"), (1, "answers: 1 claim violated"), (2, "answers: 2+ claims violated")):
+        mask = level == lvl
+        for answer in ANSWERS:
+            rows.append(_rate_row(label, answer, int((answers[mask] == answer).sum()), int(mask.sum()), confidence))
+    return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])
+
+
+# --- scoring ---------------------------------------------------------------------------------------
+
+METRIC_COLUMNS = ("r1", "r5", "r10")
+
+
+def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarray) -> list[np.ndarray]:
+    """For each query id, its positive gallery ids (empty where none)."""
+    qcol, tcol = ("image_id", "caption_id") if direction == I2T else ("caption_id", "image_id")
+    grouped = {int(k): v.to_numpy(dtype=np.int64) for k, v in pairs.groupby(qcol, sort=False)[tcol]}
+    empty = np.empty(0, dtype=np.int64)
+    return [grouped.get(int(q), empty) for q in query_ids]
+
+
+def score_dual(
+    tables: dict[str, pd.DataFrame],
+    cache: EmbeddingCache,
+    ks: Sequence[int] = (1, 5, 10),
+    chunk_size: int = 1024,
+) -> pd.DataFrame:
+    """Per-query top-K rankings of a dual encoder and their per-query ECCV, COCO 5K, CxC and PMRP values.
+
+    One row per (direction, query) over every item of the split: ranked_ids / ranked_scores (the
+    top-K gallery ids and their dot products, best first), then per source s in eccv, original, cxc
+    the positive count n_s and s_r{k} (hit in the top k), and for eccv also eccv_r_precision and
+    eccv_map_at_r; n_pm, pm_depth and pmrp. A value is NaN where the query has no positive of that
+    source (non-ECCV queries, or no CxC table).
+    """
+    items, pos = tables["items"], tables["positives"]
+    ids = {
+        "image": items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64),
+        "caption": items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64),
+    }
+    emb = {kind: cache.get(kind, v).to(torch.float32) for kind, v in ids.items()}
+    pm_vec = tables["pm_vectors"]
+    ks = tuple(int(k) for k in ks)
+    frames = []
+    for direction in DIRECTIONS:
+        q_kind, g_kind = QUERY_KIND[direction], GALLERY_KIND[direction]
+        q_ids, g_ids = ids[q_kind], ids[g_kind]
+        eccv_queries = set(tables["queries"].loc[tables["queries"]["direction"] == direction, "query_id"].tolist())
+        sources = {
+            s: _aligned_positives(pos[(pos["source"] == s) & (pos["direction"] == direction)], direction, q_ids)
+            for s in SOURCES
+        }
+        pm_pairs = tables["pm_positives"]
+        pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
+        pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
+        missing = [int(q) for q in q_ids if int(q) not in pv.index]
+        if missing:
+            raise ValueError(f"eccv pm_vectors: no {q_kind} rows for ids {missing[:5]}; expected one per item")
+        depth = pv.loc[q_ids, "pm_depth"].to_numpy(dtype=np.int64)
+        n_pm = np.array([len(p) for p in pm_pos], dtype=np.int64)
+        if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
+            raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
+        need = max(
+            max(ks),
+            int(depth.max(initial=0)),
+            max((len(p) for p in sources["eccv"]), default=0),
+        )
+        k = min(need, len(g_ids))
+        top = top_k(emb[q_kind], emb[g_kind], k, chunk_size)
+        ranked = g_ids[top]
+        scores = np.empty(top.shape, dtype=np.float32)
+        g_emb = emb[g_kind]
+        for start in range(0, len(q_ids), chunk_size):
+            q = emb[q_kind][start : start + chunk_size]
+            t = torch.from_numpy(top[start : start + chunk_size])
+            scores[start : start + len(q)] = torch.einsum("qd,qkd->qk", q, g_emb[t]).numpy()
+        row: dict[str, Any] = {
+            "direction": direction,
+            "query_id": q_ids,
+            "eccv_query": np.isin(q_ids, list(eccv_queries)),
+            "ranked_ids": list(ranked),
+            "ranked_scores": list(scores),
+        }
+        for s in SOURCES:
+            p = sources[s]
+            row[f"n_{s}"] = np.array([len(x) for x in p], dtype=np.int64)
+            for kk in ks:
+                row[f"{s}_r{kk}"] = recall_at_k_batch(ranked, p, kk)
+            if s == "eccv":
+                row["eccv_r_precision"] = r_precision_batch(ranked, p)
+                row["eccv_map_at_r"] = map_at_r_batch(ranked, p)
+        rel, _ = relevance_matrix(ranked, pm_pos)
+        cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
+        hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
+        row["n_pm"] = n_pm
+        row["pm_depth"] = depth
+        with np.errstate(invalid="ignore", divide="ignore"):
+            row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
+        frames.append(pd.DataFrame(row))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _metric_columns(scores: pd.DataFrame) -> list[str]:
+    """The per-query metric columns of a scores table, in a stable order."""
+    out = []
+    for s in SOURCES:
+        out += sorted(
+            (c for c in scores.columns if c.startswith(f"{s}_r") and c[len(s) + 2 :].isdigit()),
+            key=lambda c: int(c[len(s) + 2 :]),
+        )
+        if s == "eccv":
+            out += [c for c in ("eccv_r_precision", "eccv_map_at_r") if c in scores.columns]
+    if "pmrp" in scores.columns:
+        out.append("pmrp")
+    return out
+
+
+def _bootstrap_means(groups: list[np.ndarray], n_boot: int, seed: int, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the mean of group means, each group resampled on its own (seeded)."""
+    rng = np.random.default_rng(seed)
+    boots = np.zeros(n_boot, dtype=np.float64)
+    for g in groups:
+        idx = rng.integers(0, len(g), size=(n_boot, len(g)))
+        boots += g[idx].mean(axis=1)
+    boots /= len(groups)
+    lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(lo), float(hi)
+
+
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """ECCV metrics (%) per direction and as the mean of i2t and t2i, with bootstrap intervals over queries.
+
+    Names: <column>_i2t, <column>_t2i and <column> (the mean), for the columns eccv_r1/5/10,
+    eccv_r_precision, eccv_map_at_r (ECCV queries), original_r* (COCO 5K), cxc_r* (when present)
+    and pmrp (every query). A metric with no values in one direction is left out.
+    """
+    missing = [c for c in ("direction", "query_id") if c not in scores.columns]
+    if missing:
+        raise ValueError(f"ECCV scores: missing columns {missing}; expected the table score_dual writes")
+    metrics: dict[str, dict[str, Any]] = {}
+    for col in _metric_columns(scores):
+        groups = []
+        for direction in DIRECTIONS:
+            v = scores.loc[scores["direction"] == direction, col].to_numpy(dtype=np.float64)
+            groups.append(v[~np.isnan(v)])
+        if any(len(g) == 0 for g in groups):
+            continue
+        for direction, g in zip(DIRECTIONS, groups):
+            lo, hi = _bootstrap_means([g], n_boot, seed, confidence)
+            metrics[f"{col}_{SHORT[direction]}"] = {
+                "value": 100 * float(g.mean()),
+                "lo": 100 * lo,
+                "hi": 100 * hi,
+                "n": int(len(g)),
+            }
+        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence)
+        metrics[col] = {
+            "value": 100 * float(np.mean([g.mean() for g in groups])),
+            "lo": 100 * lo,
+            "hi": 100 * hi,
+            "n": int(sum(len(g) for g in groups)),
+        }
+    n_queries = {
+        SHORT[d]: int(scores.loc[(scores["direction"] == d) & scores.get("eccv_query", False), "query_id"].size)
+        for d in DIRECTIONS
+    }
+    return {
+        "metrics": metrics,
+        "eccv_queries": n_queries,
+        "interval": "percentile bootstrap over queries (directions resampled separately)",
+        "confidence": confidence,
+        "n_boot": n_boot,
+        "seed": seed,
+        "percent": True,
+        "mean_of_directions": "value = (i2t + t2i) / 2, as the paper's Table 4",
+    }
+
+
+def config_dict(cfg: EccvConfig) -> dict[str, Any]:
+    """The config as a plain dict (for logs and metrics files)."""
+    d = asdict(cfg)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}

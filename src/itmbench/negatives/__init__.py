@@ -1,0 +1,1 @@
+"""Hard negatives: SugarCrepe-style caption edits and the image-generator interface (BiVLC)."""

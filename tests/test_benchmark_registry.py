@@ -1,0 +1,65 @@
+"""The benchmark registry and the item store's extra folders (new items that benchmarks add)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from itmbench.benchmarks.registry import BENCHMARKS, benchmark
+from itmbench.io import write_parquet
+from itmbench.scoring.embed import ItemStore
+from itmbench.world.generate import WorldConfig, generate_world, write_world
+
+
+def test_every_registered_benchmark_has_the_interface():
+    for name, entry in BENCHMARKS.items():
+        module = entry.module
+        for attr in ("build", "write", "read", "audit", "score_dual", "summarize", "SCHEMA_YAML", entry.config_class):
+            assert hasattr(module, attr), f"{name} lacks {attr}"
+        for dep in entry.depends_on:
+            assert dep in BENCHMARKS
+
+
+def test_unknown_benchmark_is_named():
+    with pytest.raises(ValueError, match="unknown benchmark 'bisson'"):
+        benchmark("bisson")
+
+
+def test_truth_settings_come_from_the_world():
+    cfg = benchmark("mcic").config({}, WorldConfig(relation_margin=0.11, max_objects=3))
+    assert cfg.relation_margin == 0.11 and cfg.max_objects == 3
+    with pytest.raises(ValueError, match="unknown keys"):
+        benchmark("bison").config({"no_such_key": 1}, WorldConfig())
+
+
+def _extra(tmp_path, image_ids, caption_ids):
+    d = tmp_path / "extra"
+    d.mkdir(exist_ok=True)
+    np.save(d / "images.npy", np.full((len(image_ids), 64, 64, 3), 7, dtype=np.uint8))
+    write_parquet(d / "images.parquet", pd.DataFrame({"image_id": image_ids, "split": "test", "n_objects": 1}))
+    write_parquet(
+        d / "captions.parquet",
+        pd.DataFrame(
+            {"caption_id": caption_ids, "image_id": -1, "split": "test", "text": "a new caption", "structure": "{}"}
+        ),
+    )
+    return d
+
+
+def test_item_store_reads_extra_item_folders(tmp_path):
+    write_world(generate_world(WorldConfig(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    extra = _extra(tmp_path, [1_000_000_000], [1_000_000_005])
+    store = ItemStore(tmp_path / "items", [extra])
+    batch = store.image_batch(np.array([3, 1_000_000_000]))
+    assert batch.shape == (2, 64, 64, 3) and (batch[1] == 7).all()
+    assert store.texts(np.array([1_000_000_005])) == ["a new caption"]
+    with pytest.raises(KeyError, match="no image with id 5"):
+        store.image_batch(np.array([5_000]))
+
+
+def test_item_store_refuses_colliding_ids(tmp_path):
+    write_world(generate_world(WorldConfig(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    extra = _extra(tmp_path, [3], [1_000_000_005])
+    with pytest.raises(ValueError, match="image id 3 is already defined"):
+        ItemStore(tmp_path / "items", [extra])

@@ -1,0 +1,53 @@
+"""Helpers of the workflow tests: a fresh copy of the workflow with tiny params, and running Snakemake in it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+TINY = {
+    "world": {"n_train": 500, "n_val": 50, "n_test": 100},
+    "train": {"epochs": 5, "batch_size": 64, "lr": 0.002, "warmup_steps": 20},
+    "score": {"n_boot": 100},
+}
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A fresh working directory with the workflow and a tiny params override."""
+    shutil.copy(REPO / "Snakefile", dest / "Snakefile")
+    shutil.copy(REPO / "params.yaml", dest / "params.yaml")
+    shutil.copy(REPO / "environment.yml", dest / "environment.yml")
+    shutil.copytree(REPO / "workflow", dest / "workflow", symlinks=True)
+    (dest / "tiny.yaml").write_text(yaml.safe_dump(TINY))
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, override: dict | None = None) -> subprocess.CompletedProcess:
+    """Run Snakemake in `workdir` with the tiny params (and an override file merged over them)."""
+    configfiles = ["tiny.yaml"]
+    if override is not None:
+        (workdir / "override.yaml").write_text(yaml.safe_dump(override))
+        configfiles.append("override.yaml")
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args, "--configfile", *configfiles]
+    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=1200)
+
+
+def planned_jobs(workdir: Path, *args: str, override: dict | None = None) -> list[tuple[str, str]]:
+    """The (rule, wildcards) of every job a dry run plans."""
+    res = snakemake(workdir, "-n", *args, override=override)
+    assert res.returncode == 0, res.stderr[-3000:]
+    jobs: list[tuple[str, str]] = []
+    for line in (res.stdout + res.stderr).splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if m:
+            jobs.append((m.group(1), ""))
+        elif line.strip().startswith("wildcards:") and jobs:
+            jobs[-1] = (jobs[-1][0], line.strip()[len("wildcards:") :].strip())
+    return jobs
