@@ -1,0 +1,96 @@
+"""The GPT-4V SugarCrepe figure behind the number the BiVLC paper quotes (Section 5.3: GPT-4V 92.19).
+
+The 92.19 comes from SugarCrepe's released GPT-4V answers (`gpt-4v-results/`, footnote 2 of the
+paper): it is the mean of the two option orders' accuracies (positive caption shown first: 90.96;
+negative first: 93.41) over all 7,512 instances. `gpt4v_figure_data` returns the numbers (accuracy
+per subset and order with Wilson intervals, per order over all subsets, and the mean of orders with
+a bootstrap interval; see `itmbench.predictions.sugarcrepe_answer_table`), and `plot_gpt4v_accuracy`
+draws them: grouped bars per subset (one per order, with interval whiskers), the mean of the orders
+of each subset as a marker, and the overall mean of orders as a dashed line labelled with its value.
+The figure is written as PNG and PDF, each atomically (temp file, then rename), without timestamps
+in the metadata, so the same answers give the same bytes on one machine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from itmbench.io import atomic_path
+from itmbench.predictions import MEAN_OF_ORDERS, ScoreOptions, read_sugarcrepe_answers, sugarcrepe_answer_table
+
+GPT4V_FOLDER = "raw.githubusercontent.com/RAIVNLab/sugar-crepe/main/gpt-4v-results"
+ORDER_COLOURS: dict[str, str] = {"positive-first": "#4C72B0", "negative-first": "#DD8452"}
+
+
+def gpt4v_figure_data(
+    source: str | os.PathLike | Sequence[str | os.PathLike] | pd.DataFrame, options: ScoreOptions = ScoreOptions()
+) -> pd.DataFrame:
+    """Accuracy (%) per subset and order (plus 'all' and the mean of orders) behind the GPT-4V figure.
+
+    `source` is a gpt-4v-results folder, answer files, a mirror root (the folder is looked up in it),
+    or an answers table already read (with `correct` recomputed).
+    """
+    if isinstance(source, pd.DataFrame):
+        answers = source
+    else:
+        specs = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+        resolved = []
+        for spec in specs:
+            path = Path(spec)
+            resolved.append(path / GPT4V_FOLDER if (path / GPT4V_FOLDER).is_dir() else path)
+        answers = read_sugarcrepe_answers(resolved)
+    return sugarcrepe_answer_table(answers, options)
+
+
+def gpt4v_mean_of_orders(data: pd.DataFrame) -> float:
+    """The overall mean of the two orders' accuracies (the paper's 92.19), from the figure data."""
+    hit = data[(data["subset"] == "all") & (data["order"] == MEAN_OF_ORDERS)]
+    if hit.empty:
+        raise ValueError("figure data has no overall mean of orders (both orders are needed)")
+    return float(hit["accuracy"].iloc[0])
+
+
+def plot_gpt4v_accuracy(data: pd.DataFrame, prefix: str | os.PathLike, dpi: int = 150) -> list[Path]:
+    """Draw GPT-4V's SugarCrepe accuracy per subset and order, mean marked; write prefix.png and prefix.pdf."""
+    from matplotlib.figure import Figure
+
+    subsets = list(dict.fromkeys(data["subset"]))
+    orders = [o for o in ORDER_COLOURS if o in set(data["order"])]
+    if not orders:
+        raise ValueError("figure data has no answer order (expected positive-first and/or negative-first)")
+    fig = Figure(figsize=(8.0, 3.6))
+    ax = fig.add_subplot()
+    x = np.arange(len(subsets), dtype=float)
+    width = 0.8 / len(orders)
+    for i, order in enumerate(orders):
+        part = data[data["order"] == order].set_index("subset").reindex(subsets)
+        values = part["accuracy"].to_numpy(float)
+        err = np.vstack([values - part["lo"].to_numpy(float), part["hi"].to_numpy(float) - values])
+        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=2, color=ORDER_COLOURS[order], label=order)
+    means = data[data["order"] == MEAN_OF_ORDERS].set_index("subset").reindex(subsets)["accuracy"].to_numpy(float)
+    if np.isfinite(means).any():
+        ax.scatter(x, means, marker="D", color="black", s=14, zorder=3, label="mean of orders")
+    if ((data["subset"] == "all") & (data["order"] == MEAN_OF_ORDERS)).any():
+        overall = gpt4v_mean_of_orders(data)
+        per_order = data[(data["subset"] == "all") & (data["order"] != MEAN_OF_ORDERS)]
+        label = f"mean of orders over all {int(per_order['n'].max()):,} instances: {overall:.2f}"
+        ax.axhline(overall, color="black", linestyle="--", linewidth=0.8, label=label)
+    low = float(np.nanmin(data["lo"].to_numpy(float)))
+    ax.set_ylim(max(0.0, 5 * np.floor(low / 5) - 5), 100)
+    ax.set_xticks(x, [s.replace("_", "-") for s in subsets])
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("GPT-4V on SugarCrepe, by option order (released answers)")
+    ax.legend(loc="lower left", fontsize=7, ncol=2, framealpha=0.9)
+    fig.tight_layout()
+    prefix = Path(prefix)
+    paths = [prefix.with_suffix(".png"), prefix.with_suffix(".pdf")]
+    metadata = {".png": {"Software": None}, ".pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
+    for path in paths:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix[1:], dpi=dpi, metadata=metadata[path.suffix])
+    return paths

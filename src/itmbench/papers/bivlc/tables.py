@@ -1,0 +1,214 @@
+"""BiVLC Tables 2, 3 and 4 rows regenerated from metrics, and from the released per-instance result files.
+
+The released files (`results/BiVLC_<model>.csv`, `results/SUGARCREPE_CORRECT_<model>.csv` of
+IMirandaM/BiVLC) hold, per instance, the four single comparisons of a model (text_score_i0 =
+Ipos2T, text_score_i1 = Ineg2T, image_score_c0 = Tpos2I, image_score_c1 = Tneg2I) and SugarCrepe
+correctness. The rows of the four released models (CLIP = ViT-B-32, CLIP_COCO, CLIP_TROHN-Text,
+CLIP_TROHN-Img) are regenerated through OUR metric functions
+(`metrics.accuracy.bivlc_scores_from_comparisons`, `accuracy_from_correct`), not through the files'
+precomputed text_score / image_score / group_score columns; `released_scores` checks that both agree
+and raises, naming the file and the first disagreeing row, if they do not.
+
+Every metric is a percentage with a Wilson interval (confidence 0.95 by default), in the JSON shape
+of the world's `results/<source>/metrics/bivlc/<model>.json`: ``{"metrics": {name: {value, lo, hi,
+n}}, "by_type": {type: {name: {...}}}}`` with names sugarcrepe, i2t, t2i, group, ipos2t, ineg2t,
+tpos2i, tneg2i. So `bivlc_long_table` lays out released and world metrics alike:
+Table 2 and Table 3 (columns SugarCrepe, I2T, T2I, Group [, Ipos2T, Ineg2T, Tpos2I, Tneg2I]) and
+Table 4 (blocks Replace / Swap / Add, columns I2T, T2I, Group).
+
+Decision (the paper is silent): Table 4 has no SugarCrepe column, and per-type SugarCrepe numbers
+are not printed anywhere, so they are computed (in ``by_type``) but not laid out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
+from itmbench.papers.published import load_published
+from itmbench.papers.tables import compare, write_comparison
+from itmbench.sources.bivlc import COMPARISONS
+
+# released-registry key suffix -> (file model name, row name in the paper)
+RELEASED_MODELS: dict[str, tuple[str, str]] = {
+    "vit_b_32": ("ViT-B-32", "CLIP"),
+    "clip_coco": ("CLIP_COCO", "CLIP_COCO"),
+    "clip_trohn_text": ("CLIP_TROHN-Text", "CLIP_TROHN-Text"),
+    "clip_trohn_img": ("CLIP_TROHN-Img", "CLIP_TROHN-Img"),
+}
+# metric name -> column name as printed
+PRINTED_COLUMNS: dict[str, str] = {
+    "sugarcrepe": "SugarCrepe",
+    "i2t": "I2T",
+    "t2i": "T2I",
+    "group": "Group",
+    "ipos2t": "Ipos2T",
+    "ineg2t": "Ineg2T",
+    "tpos2i": "Tpos2I",
+    "tneg2i": "Tneg2I",
+}
+TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "Table 2": ("sugarcrepe", "i2t", "t2i", "group"),
+    "Table 3": ("sugarcrepe", "i2t", "t2i", "group", "ipos2t", "ineg2t", "tpos2i", "tneg2i"),
+    "Table 4": ("i2t", "t2i", "group"),
+}
+TYPE_BLOCKS: dict[str, str] = {"replace": "Replace", "swap": "Swap", "add": "Add"}
+# the file's precomputed columns, and the metric each must equal
+FILE_SCORE_COLUMNS: dict[str, str] = {"text_score": "i2t", "image_score": "t2i", "group_score": "group"}
+LONG_COLUMNS: tuple[str, ...] = ("table", "block", "row", "column", "value", "lo", "hi", "n")
+
+
+def metric_entry(accuracy: Accuracy) -> dict[str, float | int]:
+    """One metric as the world's metrics JSON holds it: percent value, Wilson lo/hi, n."""
+    lo, hi = accuracy.ci_percent
+    return {"value": accuracy.percent, "lo": lo, "hi": hi, "n": accuracy.n}
+
+
+def released_scores(results: pd.DataFrame, source: str = "BiVLC results") -> dict[str, np.ndarray]:
+    """Per-instance booleans of the seven BiVLC scores from the four comparisons, checked against the file's columns."""
+    missing = [c for c in (*COMPARISONS, *FILE_SCORE_COLUMNS) if c not in results.columns]
+    if missing:
+        raise ValueError(f"{source}: missing columns {missing}; expected the released BiVLC result columns")
+    scores = bivlc_scores_from_comparisons(*(results[c].to_numpy(dtype=bool) for c in COMPARISONS))
+    for column, name in FILE_SCORE_COLUMNS.items():
+        ours = getattr(scores, name)
+        theirs = results[column].to_numpy(dtype=bool)
+        if (ours != theirs).any():
+            row = int(np.flatnonzero(ours != theirs)[0])
+            raise ValueError(
+                f"{source}: data row {row} column {column} is {bool(theirs[row])}, but the comparisons "
+                f"give {name} = {bool(ours[row])} ({int((ours != theirs).sum())} rows disagree)"
+            )
+    return {name: np.asarray(getattr(scores, name)) for name in PRINTED_COLUMNS if name != "sugarcrepe"}
+
+
+def metrics_from_released(
+    results: pd.DataFrame | None,
+    sugarcrepe_correct: pd.DataFrame | None = None,
+    model: str = "",
+    confidence: float = 0.95,
+    source: str = "BiVLC results",
+) -> dict[str, Any]:
+    """A model's BiVLC metrics JSON (overall and by type) from its released per-instance files (either may be None)."""
+    if results is None and sugarcrepe_correct is None:
+        raise ValueError(f"{source}: neither BiVLC results nor SugarCrepe correctness given for model {model!r}")
+    metrics: dict[str, Any] = {}
+    by_type: dict[str, dict[str, Any]] = {}
+    if results is not None:
+        scores = released_scores(results, source)
+        kinds = results["type"].astype(str).to_numpy()
+        metrics.update({name: metric_entry(accuracy_from_correct(flags, confidence)) for name, flags in scores.items()})
+        for kind in TYPE_BLOCKS:
+            mask = kinds == kind
+            if mask.any():
+                by_type[kind] = {
+                    name: metric_entry(accuracy_from_correct(f[mask], confidence)) for name, f in scores.items()
+                }
+    if sugarcrepe_correct is not None:
+        correct = sugarcrepe_correct["correct"].to_numpy(dtype=bool)
+        metrics["sugarcrepe"] = metric_entry(accuracy_from_correct(correct, confidence))
+        sc_kinds = sugarcrepe_correct["type"].astype(str).to_numpy()
+        for kind in TYPE_BLOCKS:
+            mask = sc_kinds == kind
+            if mask.any():
+                by_type.setdefault(kind, {})["sugarcrepe"] = metric_entry(
+                    accuracy_from_correct(correct[mask], confidence)
+                )
+    return {
+        "benchmark": "bivlc",
+        "model": model,
+        "confidence": confidence,
+        "interval": f"Wilson {round(100 * confidence)}%",
+        "n_bivlc": 0 if results is None else len(results),
+        "n_sugarcrepe": 0 if sugarcrepe_correct is None else len(sugarcrepe_correct),
+        "metrics": metrics,
+        "by_type": by_type,
+    }
+
+
+def load_released_metrics(
+    mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True
+) -> dict[str, dict[str, Any]]:
+    """{paper row name: metrics JSON} of the four released models, read (md5-checked) from a mirror."""
+    from itmbench.sources.released import load_released
+
+    out: dict[str, dict[str, Any]] = {}
+    for suffix, (file_model, row) in RELEASED_MODELS.items():
+        results = load_released(f"bivlc_results_{suffix}", mirror, verify=verify)
+        correct = load_released(f"bivlc_sugarcrepe_correct_{suffix}", mirror, verify=verify)
+        out[row] = metrics_from_released(results, correct, file_model, confidence, f"BiVLC_{file_model}.csv")
+    return out
+
+
+def bivlc_long_table(
+    metrics_by_row: Mapping[str, Mapping[str, Any]],
+    tables: Iterable[str] = tuple(TABLE_COLUMNS),
+    printed_rows_only: bool = False,
+) -> pd.DataFrame:
+    """Tables 2-4 as a long table (table, block, row, column, value, lo, hi, n) from metrics JSONs.
+
+    A metric absent from a model's JSON is left out. With printed_rows_only, a model is laid out in
+    a table only where the paper prints a row of that name (CLIP_TROHN-* are not in Table 2).
+    """
+    printed: dict[str, set[str]] = {}
+    if printed_rows_only:
+        pub = load_published("bivlc")
+        printed = {t: set(pub.loc[pub["table"] == t, "row"]) for t in TABLE_COLUMNS}
+    records: list[tuple[Any, ...]] = []
+    for table in tables:
+        if table not in TABLE_COLUMNS:
+            raise KeyError(f"BiVLC table {table!r} is not regenerated; expected one of {list(TABLE_COLUMNS)}")
+        for row, doc in metrics_by_row.items():
+            if printed_rows_only and row not in printed[table]:
+                continue
+            if table == "Table 4":
+                groups = [(block, doc.get("by_type", {}).get(kind, {})) for kind, block in TYPE_BLOCKS.items()]
+            else:
+                groups = [("", doc.get("metrics", {}))]
+            for block, metrics in groups:
+                for name in TABLE_COLUMNS[table]:
+                    if name in metrics:
+                        m = metrics[name]
+                        records.append(
+                            (
+                                table,
+                                block,
+                                row,
+                                PRINTED_COLUMNS[name],
+                                float(m["value"]),
+                                float(m["lo"]),
+                                float(m["hi"]),
+                                int(m["n"]),
+                            )
+                        )
+    frame = pd.DataFrame.from_records(records, columns=list(LONG_COLUMNS))
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def released_long_table(mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True) -> pd.DataFrame:
+    """The released models' rows of Tables 2-4 (only where the paper prints them), regenerated."""
+    return bivlc_long_table(load_released_metrics(mirror, confidence, verify), printed_rows_only=True)
+
+
+def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True) -> pd.DataFrame:
+    """Released-file rows of Tables 2-4 beside the published cells (status match / differs per cell)."""
+    return compare(released_long_table(mirror, confidence, verify), "bivlc")
+
+
+def write_released_tables(
+    mirror: str | os.PathLike, out_dir: str | os.PathLike, confidence: float = 0.95, verify: bool = True
+) -> list[Path]:
+    """Write one comparison table per BiVLC table (table2/3/4_released.{csv,md,tex}); return the paths."""
+    compared = released_comparison(mirror, confidence, verify)
+    paths: list[Path] = []
+    for table, part in compared.groupby("table", sort=False):
+        number = str(table).split()[-1]
+        title = f"BiVLC {table}: rows regenerated from the released per-instance results vs published"
+        paths += write_comparison(part, Path(out_dir) / f"table{number}_released", title)
+    return paths

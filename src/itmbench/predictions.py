@@ -1,0 +1,724 @@
+"""Score predictions made elsewhere, in the papers' released formats, with the project's metric functions.
+
+One entry point, `score_predictions(kind, paths, ...)`, returns a JSON-able dict
+``{"kind", "options", "systems": {label: {"files", "metrics": {name: {value, lo, hi, n}}, ...}}}``
+(values in percent, as the papers print them), and `main(argv)` / `add_arguments` + `run` give the
+CLI ``itmbench score-predictions KIND FILES... [--annotations A] [--positives P...] [--out-dir D]``,
+which prints that JSON and, with --out-dir, writes ``metrics.json`` and ``metrics.{csv,md,tex}``.
+
+Kinds and formats:
+
+``bison``
+    Prediction JSONs ``[{"bison_id", "predicted_image_id"}, ...]`` (one system per file) against
+    an annotation file given with ``annotations``: the released JSON (``{"data": [{"bison_id",
+    "caption_id", "image_candidates", "true_image_id"}]}``) or a canonical annotations table
+    (parquet/CSV with bison_id, image_id_0, image_id_1, true_image_id, e.g. the world's). Accuracy
+    with a Wilson interval. Every annotated triple needs exactly one prediction naming one of its two
+    candidates (decision, option ``bison_missing`` = "error": a missing prediction is an error, so a
+    truncated file cannot pass for a weak model; "wrong" counts it as a wrong answer and reports
+    n_missing); an unknown bison_id is an error.
+``ranked``
+    Ranked lists ``{"<query id>": [gallery ids, best first], ...}``, one JSON per direction (i2t:
+    image queries ranking caption ids; t2i: caption queries ranking image ids), the direction given
+    as ``i2t=PATH`` / ``t2i=PATH`` or read from the file name (i2t, t2i, image_to_caption,
+    caption_to_image). Positives (``positives``): ECCV-style association JSONs
+    ``{"<query id>": [positive ids]}`` (direction as above), or tables (parquet/CSV) with
+    image_id, caption_id [, direction (image_to_caption | caption_to_image)] [, source or
+    positive_set, selected with ``positive_set`` = NAME; any column with ``positive_set`` =
+    COLUMN=VALUE, e.g. split=test], or CxC tables (task, a_id, b_id: rows of task sits and
+    original, a = caption, b = image). The queries scored are those with a positive; each
+    needs a ranking. Per direction: R@K (hit rate, Wilson interval), R-Precision and mAP@R
+    (percentile bootstrap over queries); with both directions, their mean (ECCV's Table 4 way;
+    bootstrap resampling each direction on its own). A ranking shorter than R cannot give R-P or
+    mAP@R exactly: an error by default, a lower bound (missing ranks non-relevant) with strict=False.
+``bivlc``
+    The released per-instance CSVs: ``BiVLC_<model>.csv`` (the four comparisons as booleans) and/or
+    ``SUGARCREPE_CORRECT_<model>.csv``; one system per model (the name from the released file name,
+    else the file stem). I2T, T2I, Group and the four comparisons are recomputed from the
+    comparisons (and checked against the file's text/image/group_score columns), overall and by
+    type, with Wilson intervals.
+``sugarcrepe_gpt4v``
+    SugarCrepe answer JSONs in GPT-4V's released format (``gpt-4v-results/<order>/gpt4v-<subset>.json``
+    or a folder holding both orders), one system. An answer is correct when its
+    multiple_choice_answer equals the positive caption (whitespace-stripped); a refusal or "neither"
+    is wrong. The file's ``correct`` flag must agree (an error names the record otherwise).
+    Accuracy per order and per (subset, order) with Wilson intervals, and the mean of the two orders'
+    accuracies (the number the BiVLC paper quotes, 92.19), its interval a percentile bootstrap over
+    instances (paired when both orders hold the same instances).
+
+Bootstrap: ``n_boot`` = 1000 draws, ``seed`` = 0, percentile interval at ``confidence`` = 0.95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
+from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
+from itmbench.sources._common import SourceFormatError, parse_int, read_json_file
+
+KINDS: tuple[str, ...] = ("bison", "ranked", "bivlc", "sugarcrepe_gpt4v")
+DIRECTIONS: dict[str, str] = {"i2t": "image_to_caption", "t2i": "caption_to_image"}
+MEAN_OF_ORDERS = "mean of orders"
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How intervals are computed and how strict the ranked metrics are."""
+
+    confidence: float = 0.95
+    n_boot: int = 1000
+    seed: int = 0
+    ks: tuple[int, ...] = (1, 5, 10)
+    strict: bool = True
+    bison_missing: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.bison_missing not in ("error", "wrong"):
+            raise ValueError(f"bison_missing must be 'error' or 'wrong', got {self.bison_missing!r}")
+
+
+# --- shared helpers ---------------------------------------------------------------------------------
+
+
+def accuracy_json(accuracy: Accuracy) -> dict[str, float | int]:
+    """One accuracy as JSON: percent value, Wilson lo/hi, n and the count correct."""
+    lo, hi = accuracy.ci_percent
+    return {"value": accuracy.percent, "lo": lo, "hi": hi, "n": accuracy.n, "n_correct": accuracy.successes}
+
+
+def bootstrap_mean_interval(
+    samples: Sequence[np.ndarray], n_boot: int = 1000, seed: int = 0, confidence: float = 0.95, chunk: int = 50
+) -> tuple[float, float]:
+    """Percentile interval of the mean of per-sample means, each sample resampled on its own (chunked, seeded)."""
+    arrays = [np.asarray(s, dtype=float) for s in samples]
+    if not arrays or any(a.size == 0 for a in arrays):
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    draws = np.zeros(n_boot)
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        total = np.zeros(size)
+        for a in arrays:
+            idx = rng.integers(0, a.size, size=(size, a.size))
+            total += a[idx].mean(axis=1)
+        draws[start : start + size] = total / len(arrays)
+    lo, hi = np.percentile(draws, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return (float(lo), float(hi))
+
+
+def _mean_json(samples: Sequence[np.ndarray], options: ScoreOptions) -> dict[str, float | int]:
+    """Mean of per-sample means (x100) with its bootstrap interval."""
+    value = float(np.mean([np.mean(s) for s in samples]))
+    lo, hi = bootstrap_mean_interval(samples, options.n_boot, options.seed, options.confidence)
+    return {"value": 100 * value, "lo": 100 * lo, "hi": 100 * hi, "n": int(sum(len(s) for s in samples))}
+
+
+def _split_spec(spec: PathLike) -> tuple[str | None, Path]:
+    """'i2t=path' -> ('i2t', path); a plain path -> (None, path)."""
+    text = os.fspath(spec)
+    match = re.fullmatch(r"(i2t|t2i)=(.+)", text)
+    return (match.group(1), Path(match.group(2))) if match else (None, Path(text))
+
+
+def _direction_of(spec: PathLike, what: str) -> tuple[str, Path]:
+    """Direction (i2t | t2i) of a ranking or positives file, explicit ('i2t=PATH') or from its name."""
+    given, path = _split_spec(spec)
+    if given:
+        return given, path
+    name = path.name.lower()
+    found = {d for d, long in DIRECTIONS.items() if re.search(rf"(^|[^a-z0-9]){d}([^a-z0-9]|$)", name) or long in name}
+    if len(found) != 1:
+        raise ValueError(
+            f"{path}: cannot tell the direction of this {what} file from its name; "
+            "expected 'i2t' or 't2i' (or image_to_caption / caption_to_image) in the name, or pass i2t=PATH / t2i=PATH"
+        )
+    return found.pop(), path
+
+
+# --- BISON ------------------------------------------------------------------------------------------
+
+BISON_ANNOTATION_COLUMNS = ("bison_id", "image_id_0", "image_id_1", "true_image_id")
+
+
+def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
+    """BISON annotations from the released JSON or a canonical table (parquet/CSV), checked."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        from itmbench.sources.bison import read_bison_annotations
+
+        return read_bison_annotations(path)
+    if path.suffix.lower() == ".parquet":
+        table = pd.read_parquet(path)
+    elif path.suffix.lower() == ".csv":
+        table = pd.read_csv(path)
+    else:
+        raise ValueError(f"{path}: BISON annotations must be the released .json or a canonical .parquet/.csv table")
+    missing = [c for c in BISON_ANNOTATION_COLUMNS if c not in table.columns]
+    if missing:
+        raise SourceFormatError(path, "columns", f"columns {', '.join(BISON_ANNOTATION_COLUMNS)}; missing {missing}")
+    table = table.reset_index(drop=True)
+    for i, (bid, a, b, t) in enumerate(table[list(BISON_ANNOTATION_COLUMNS)].itertuples(index=False)):
+        if t not in (a, b):
+            raise SourceFormatError(
+                path, f"row {i} (bison_id {bid}) true_image_id", f"one of the candidates {a}, {b}", t
+            )
+    dup = table["bison_id"].duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise SourceFormatError(path, f"row {i} bison_id", "a unique bison_id", int(table["bison_id"].iloc[i]))
+    return table
+
+
+def bison_correct(
+    predictions_path: PathLike, annotations: pd.DataFrame, annotations_path: PathLike = "", missing: str = "error"
+) -> np.ndarray:
+    """Per-annotation correctness of one BISON prediction file (annotation order); bad records raise.
+
+    missing = "error": an annotated triple without a prediction raises; "wrong": it counts as wrong.
+    """
+    from itmbench.sources.bison import read_bison_predictions
+
+    predictions = read_bison_predictions(predictions_path)
+    row_of = {int(b): i for i, b in enumerate(annotations["bison_id"].to_numpy())}
+    cand0 = annotations["image_id_0"].to_numpy(dtype=np.int64)
+    cand1 = annotations["image_id_1"].to_numpy(dtype=np.int64)
+    predicted = np.full(len(annotations), -1, dtype=np.int64)
+    seen = np.zeros(len(annotations), dtype=bool)
+    ann_name = f" ({annotations_path})" if annotations_path else ""
+    for index, (bid, pred) in enumerate(predictions[["bison_id", "predicted_image_id"]].itertuples(index=False)):
+        row = row_of.get(int(bid))
+        if row is None:
+            raise SourceFormatError(
+                predictions_path, f"[{index}].bison_id", f"a bison_id of the annotations{ann_name}", int(bid)
+            )
+        if pred not in (cand0[row], cand1[row]):
+            raise SourceFormatError(
+                predictions_path,
+                f"[{index}].predicted_image_id",
+                f"one of the candidates {cand0[row]}, {cand1[row]} of bison_id {int(bid)}",
+                int(pred),
+            )
+        predicted[row] = pred
+        seen[row] = True
+    if not seen.all() and missing == "error":
+        absent = annotations["bison_id"].to_numpy()[~seen]
+        raise SourceFormatError(
+            predictions_path,
+            "top level",
+            f"one prediction per annotated triple{ann_name}; no prediction for bison_id {int(absent[0])} "
+            f"({len(absent)} of {len(annotations)} missing)",
+        )
+    return predicted == annotations["true_image_id"].to_numpy(dtype=np.int64)
+
+
+def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: ScoreOptions) -> dict[str, Any]:
+    """BISON accuracy of each prediction file against the annotations."""
+    from itmbench.sources.bison import read_bison_predictions
+
+    table = read_bison_annotation_table(annotations)
+    systems: dict[str, Any] = {}
+    for path in paths:
+        correct = bison_correct(path, table, annotations, options.bison_missing)
+        n_predicted = len(read_bison_predictions(path))
+        systems[Path(path).stem] = {
+            "files": [str(path)],
+            "metrics": {"bison": accuracy_json(accuracy_from_correct(correct, options.confidence))},
+            "n_missing": len(table) - n_predicted,
+            "chance": 50.0,
+        }
+    return systems
+
+
+# --- ranked lists ------------------------------------------------------------------------------------
+
+
+def read_ranking_json(path: PathLike) -> dict[int, np.ndarray]:
+    """{query id: ranked gallery ids} from a JSON object; ids integers (or digit strings), unique per list."""
+    document = read_json_file(path)
+    if not isinstance(document, Mapping):
+        raise SourceFormatError(
+            path, "top level", 'an object {"<query id>": [ranked ids, best first], ...}', type(document).__name__
+        )
+    out: dict[int, np.ndarray] = {}
+    for key, ranked in document.items():
+        query = parse_int(key, path, f"key {key!r}", "a query id (digits)")
+        if not isinstance(ranked, list):
+            raise SourceFormatError(path, f"key {key!r}", "a list of ranked gallery ids", ranked)
+        ids = [parse_int(v, path, f"key {key!r}[{i}]", "an integer gallery id") for i, v in enumerate(ranked)]
+        if len(set(ids)) != len(ids):
+            dup = next(v for i, v in enumerate(ids) if v in ids[:i])
+            raise SourceFormatError(path, f"key {key!r}", f"distinct gallery ids (id {dup} is ranked twice)")
+        out[query] = np.asarray(ids, dtype=np.int64)
+    return out
+
+
+def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.DataFrame:
+    """Positive (image_id, caption_id, direction) pairs from an association JSON or a positives table.
+
+    direction is 'image_to_caption', 'caption_to_image' or 'both' (a table without a direction column).
+    """
+    given, path = _split_spec(spec)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        direction, path = _direction_of(spec, "positives")
+        document = read_json_file(path)
+        if not isinstance(document, Mapping):
+            raise SourceFormatError(
+                path, "top level", 'an object {"<query id>": [positive ids], ...}', type(document).__name__
+            )
+        queries: list[int] = []
+        targets: list[int] = []
+        for key, values in document.items():
+            query = parse_int(key, path, f"key {key!r}", "a query id (digits)")
+            if not isinstance(values, list):
+                raise SourceFormatError(path, f"key {key!r}", "a list of positive ids", values)
+            for i, value in enumerate(values):
+                targets.append(parse_int(value, path, f"key {key!r}[{i}]", "an integer positive id"))
+                queries.append(query)
+        images, captions = (queries, targets) if direction == "i2t" else (targets, queries)
+        return pd.DataFrame({"image_id": images, "caption_id": captions, "direction": DIRECTIONS[direction]})
+    if suffix == ".parquet":
+        table = pd.read_parquet(path)
+    elif suffix == ".csv":
+        table = pd.read_csv(path)
+    else:
+        raise ValueError(f"{path}: positives must be an association .json or a .parquet/.csv table")
+    if {"task", "a_id", "b_id"} <= set(table.columns) and not {"image_id", "caption_id"} <= set(table.columns):
+        table = table[table["task"].isin(["sits", "original"])].rename(
+            columns={"a_id": "caption_id", "b_id": "image_id"}
+        )
+    missing = [c for c in ("image_id", "caption_id") if c not in table.columns]
+    if missing:
+        raise SourceFormatError(
+            path, "columns", "image_id and caption_id (or CxC's task, a_id, b_id)", f"columns {list(table.columns)}"
+        )
+    if positive_set is not None:
+        column, _, value = positive_set.rpartition("=")
+        positive_set = value
+        if not column:
+            column = next((c for c in ("source", "positive_set") if c in table.columns), "")
+        if column not in table.columns:
+            raise SourceFormatError(
+                path, "columns", f"a {column or 'source or positive_set'} column to select {positive_set!r}"
+            )
+        if positive_set not in set(table[column].astype(str)):
+            raise SourceFormatError(
+                path,
+                f"column {column}",
+                f"positive set {positive_set!r} among {sorted(set(table[column].astype(str)))}",
+            )
+        table = table[table[column].astype(str) == positive_set]
+    if given is not None:
+        direction_value = pd.Series(DIRECTIONS[given], index=table.index)
+    elif "direction" in table.columns:
+        direction_value = table["direction"].astype(str)
+        bad = ~direction_value.isin(list(DIRECTIONS.values()))
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise SourceFormatError(
+                path, f"row {i} direction", "image_to_caption or caption_to_image", direction_value.iloc[i]
+            )
+    else:
+        direction_value = pd.Series("both", index=table.index)
+    for name in ("image_id", "caption_id"):
+        values = pd.to_numeric(table[name], errors="coerce")
+        if values.isna().any():
+            i = int(np.flatnonzero(values.isna().to_numpy())[0])
+            raise SourceFormatError(path, f"row {i} {name}", "an integer id", table[name].iloc[i])
+    return pd.DataFrame(
+        {
+            "image_id": table["image_id"].to_numpy(dtype=np.int64),
+            "caption_id": table["caption_id"].to_numpy(dtype=np.int64),
+            "direction": direction_value.to_numpy(),
+        }
+    )
+
+
+def positives_for(pairs: pd.DataFrame, direction: str) -> dict[int, set[int]]:
+    """{query id: positive ids} of one direction (i2t | t2i) from the pairs table."""
+    part = pairs[pairs["direction"].isin([DIRECTIONS[direction], "both"])]
+    query, target = ("image_id", "caption_id") if direction == "i2t" else ("caption_id", "image_id")
+    return {int(q): set(map(int, t)) for q, t in part.groupby(query, sort=True)[target]}
+
+
+def ranked_per_query(
+    rankings: Mapping[int, np.ndarray],
+    positives: Mapping[int, set[int]],
+    path: PathLike,
+    options: ScoreOptions,
+) -> dict[str, np.ndarray]:
+    """Per-query R@K, R-Precision and mAP@R (fractions) of the queries that have positives."""
+    queries = sorted(positives)
+    missing = [q for q in queries if q not in rankings]
+    if missing:
+        raise SourceFormatError(
+            path,
+            f"query {missing[0]}",
+            f"a ranking for every query with positives ({len(missing)} of {len(queries)} missing)",
+        )
+    ranked = [rankings[q] for q in queries]
+    pos = [np.fromiter(positives[q], dtype=np.int64) for q in queries]
+    if options.strict:
+        for q, r, p in zip(queries, ranked, pos):
+            if len(r) < len(p):
+                raise SourceFormatError(
+                    path,
+                    f"key '{q}'",
+                    f"at least R = {len(p)} ranked ids for R-Precision and mAP@R (or strict=False for a lower bound)",
+                    f"{len(r)} ids",
+                )
+    out = {f"R@{k}": recall_at_k_batch(ranked, pos, k) for k in options.ks}
+    out["R-P"] = r_precision_batch(ranked, pos, strict=False)
+    out["mAP@R"] = map_at_r_batch(ranked, pos, strict=False)
+    return out
+
+
+def score_ranked(
+    paths: Sequence[PathLike],
+    positives: Sequence[PathLike],
+    options: ScoreOptions,
+    positive_set: str | None = None,
+    label: str = "predictions",
+) -> dict[str, Any]:
+    """R@K, R-Precision and mAP@R of ranked lists (i2t and/or t2i) against positives, and their mean."""
+    if not positives:
+        raise ValueError("ranked predictions need positives (association JSONs or a positives table)")
+    pairs = pd.concat([read_positive_pairs(p, positive_set) for p in positives], ignore_index=True)
+    per_direction: dict[str, dict[str, np.ndarray]] = {}
+    files: list[str] = []
+    for spec in paths:
+        direction, path = _direction_of(spec, "ranking")
+        if direction in per_direction:
+            raise ValueError(f"{path}: a second {direction} ranking file; expected at most one per direction")
+        wanted = positives_for(pairs, direction)
+        if not wanted:
+            raise ValueError(f"{path}: the positives hold no {direction} ({DIRECTIONS[direction]}) pairs")
+        per_direction[direction] = ranked_per_query(read_ranking_json(path), wanted, path, options)
+        files.append(str(path))
+    metrics: dict[str, Any] = {}
+    for direction, values in per_direction.items():
+        for name, v in values.items():
+            if name.startswith("R@"):
+                metrics[f"{direction}/{name}"] = accuracy_json(
+                    accuracy_from_correct(v.astype(bool), options.confidence)
+                )
+            else:
+                metrics[f"{direction}/{name}"] = _mean_json([v], options)
+    if len(per_direction) == 2:
+        for name in per_direction["i2t"]:
+            metrics[f"mean/{name}"] = _mean_json([per_direction["i2t"][name], per_direction["t2i"][name]], options)
+    queries = {d: len(next(iter(v.values()))) for d, v in per_direction.items()}
+    return {label: {"files": files, "positives": [str(p) for p in positives], "queries": queries, "metrics": metrics}}
+
+
+# --- BiVLC per-instance CSVs -------------------------------------------------------------------------
+
+
+def _csv_header(path: PathLike) -> list[str]:
+    """The first row of a CSV file."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        return next(csv.reader(handle), [])
+
+
+def score_bivlc(paths: Sequence[PathLike], options: ScoreOptions) -> dict[str, Any]:
+    """BiVLC (and SugarCrepe) metrics of released-format per-instance files, one system per model."""
+    from itmbench.papers.bivlc.tables import metrics_from_released
+    from itmbench.sources.bivlc import read_bivlc_results, read_sugarcrepe_correct
+
+    grouped: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        header = [h.lstrip("\ufeff") for h in _csv_header(path)]
+        if "text_score_i0" in header:
+            kind, pattern, reader = "results", r"BiVLC_(.+)\.csv", read_bivlc_results
+        elif "correct" in header:
+            kind, pattern, reader = "sugarcrepe", r"SUGARCREPE_CORRECT_(.+)\.csv", read_sugarcrepe_correct
+        else:
+            raise SourceFormatError(
+                path,
+                "line 1",
+                "the header of a released BiVLC_<model>.csv or SUGARCREPE_CORRECT_<model>.csv",
+                ",".join(header),
+            )
+        match = re.fullmatch(pattern, Path(path).name)
+        model = match.group(1) if match else Path(path).stem
+        entry = grouped.setdefault(model, {"files": []})
+        if kind in entry:
+            raise ValueError(f"{path}: a second {kind} file for model {model!r} (first: {entry[kind + '_path']})")
+        entry[kind] = reader(path, model=model)
+        entry[kind + "_path"] = str(path)
+        entry["files"].append(str(path))
+    systems: dict[str, Any] = {}
+    for model, entry in grouped.items():
+        doc = metrics_from_released(
+            entry.get("results"), entry.get("sugarcrepe"), model, options.confidence, entry.get("results_path", model)
+        )
+        systems[model] = {
+            "files": entry["files"],
+            **{k: doc[k] for k in ("metrics", "by_type", "n_bivlc", "n_sugarcrepe")},
+        }
+        systems[model]["chance"] = {"i2t": 25.0, "t2i": 25.0, "group": 100 / 6, "sugarcrepe": 50.0}
+    return systems
+
+
+# --- SugarCrepe answers (GPT-4V) ---------------------------------------------------------------------
+
+
+def _answer_files(spec: PathLike) -> list[Path]:
+    """The answer JSONs of a file or of a folder (<order>/gpt4v-<subset>.json beneath it)."""
+    path = Path(spec)
+    if path.is_dir():
+        files = sorted(path.glob("*/gpt4v-*.json"))
+        if not files:
+            raise FileNotFoundError(f"{path}: no <order>/gpt4v-<subset>.json answer files beneath this folder")
+        return files
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: answer file not found")
+    return [path]
+
+
+def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
+    """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's."""
+    from itmbench.sources.sugarcrepe import read_gpt4v_answers
+
+    frames = []
+    for path in [f for spec in paths for f in _answer_files(spec)]:
+        answers = read_gpt4v_answers(path)
+        ours = answers["multiple_choice_answer"].str.strip() == answers["caption"].str.strip()
+        theirs = answers["correct"].astype(bool)
+        bad = (ours != theirs).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise SourceFormatError(
+                path,
+                f"key '{int(answers['id'].iloc[i])}'.correct",
+                f"{bool(ours.iloc[i])} (multiple_choice_answer "
+                f"{'equals' if ours.iloc[i] else 'is not'} the positive caption)",
+                bool(theirs.iloc[i]),
+            )
+        frames.append(answers.assign(correct=ours.to_numpy(), file=str(path)))
+    table = pd.concat(frames, ignore_index=True)
+    dup = table.duplicated(["order", "subset", "id"])
+    if dup.any():
+        r = table[dup].iloc[0]
+        raise SourceFormatError(
+            r["file"], f"key '{int(r['id'])}'", f"one answer per instance of {r['subset']} ({r['order']})"
+        )
+    return table
+
+
+def sugarcrepe_answer_table(answers: pd.DataFrame, options: ScoreOptions = ScoreOptions()) -> pd.DataFrame:
+    """Accuracy (%) per (subset, order), per order over all subsets ('all'), and the mean of the orders.
+
+    Columns subset, order, n, n_correct, accuracy, lo, hi; Wilson intervals per order, a bootstrap
+    over instances for the mean of orders (paired when both orders answer the same instances).
+    """
+    from itmbench.sources.sugarcrepe import ORDERS, SUBSETS
+
+    records: list[dict[str, Any]] = []
+    subsets = [s for s in SUBSETS if s in set(answers["subset"])] + ["all"]
+    orders = [o for o in ORDERS if o in set(answers["order"])]
+    for subset in subsets:
+        part = answers if subset == "all" else answers[answers["subset"] == subset]
+        per_order = {}
+        for order in orders:
+            flags = part.loc[part["order"] == order].sort_values(["subset", "id"])
+            acc = accuracy_from_correct(flags["correct"].to_numpy(dtype=bool), options.confidence)
+            lo, hi = acc.ci_percent
+            records.append(
+                {
+                    "subset": subset,
+                    "order": order,
+                    "n": acc.n,
+                    "n_correct": acc.successes,
+                    "accuracy": acc.percent,
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
+            per_order[order] = flags
+        if len(per_order) == 2:
+            a, b = (per_order[o] for o in orders)
+            same = len(a) == len(b) and (a[["subset", "id"]].to_numpy() == b[["subset", "id"]].to_numpy()).all()
+            va, vb = a["correct"].to_numpy(float), b["correct"].to_numpy(float)
+            mean = _mean_json([(va + vb) / 2] if same else [va, vb], options)
+            records.append(
+                {
+                    "subset": subset,
+                    "order": MEAN_OF_ORDERS,
+                    "n": len(va) + len(vb),
+                    "n_correct": int(va.sum() + vb.sum()),
+                    "accuracy": (100 * va.mean() + 100 * vb.mean()) / 2,
+                    "lo": mean["lo"],
+                    "hi": mean["hi"],
+                }
+            )
+    return pd.DataFrame.from_records(records, columns=["subset", "order", "n", "n_correct", "accuracy", "lo", "hi"])
+
+
+def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, label: str = "GPT-4V") -> dict[str, Any]:
+    """SugarCrepe accuracy of GPT-4V-format answers: per order, per subset, and the mean of orders."""
+    answers = read_sugarcrepe_answers(paths)
+    table = sugarcrepe_answer_table(answers, options)
+
+    def entry(r: pd.Series) -> dict[str, float | int]:
+        return {
+            "value": r["accuracy"],
+            "lo": r["lo"],
+            "hi": r["hi"],
+            "n": int(r["n"]),
+            "n_correct": int(r["n_correct"]),
+        }
+
+    overall = table[table["subset"] == "all"]
+    by_subset: dict[str, dict[str, Any]] = {}
+    for _, r in table[table["subset"] != "all"].iterrows():
+        by_subset.setdefault(r["subset"], {})[r["order"]] = entry(r)
+    files = sorted(set(answers["file"]))
+    return {
+        label: {
+            "files": files,
+            "metrics": {r["order"]: entry(r) for _, r in overall.iterrows()},
+            "by_subset": by_subset,
+            "n_instances": int(answers.drop_duplicates(["subset", "id"]).shape[0]),
+            "chance": 50.0,
+        }
+    }
+
+
+# --- entry points -------------------------------------------------------------------------------------
+
+
+def score_predictions(
+    kind: str,
+    paths: PathLike | Sequence[PathLike],
+    *,
+    annotations: PathLike | None = None,
+    positives: Sequence[PathLike] = (),
+    positive_set: str | None = None,
+    label: str | None = None,
+    options: ScoreOptions = ScoreOptions(),
+) -> dict[str, Any]:
+    """Score predictions made elsewhere (kind: bison | ranked | bivlc | sugarcrepe_gpt4v) -> JSON-able metrics."""
+    files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not files:
+        raise ValueError("no prediction files given")
+    if kind == "bison":
+        if annotations is None:
+            raise ValueError("BISON predictions need the annotations (--annotations): the released JSON or a table")
+        systems = score_bison(files, annotations, options)
+    elif kind == "ranked":
+        systems = score_ranked(files, list(positives), options, positive_set, label or "predictions")
+    elif kind == "bivlc":
+        systems = score_bivlc(files, options)
+    elif kind == "sugarcrepe_gpt4v":
+        systems = score_sugarcrepe_answers(files, options, label or "GPT-4V")
+    else:
+        raise ValueError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
+    return {"kind": kind, "options": {**asdict(options), "ks": list(options.ks)}, "systems": systems}
+
+
+def metrics_long_table(result: Mapping[str, Any]) -> pd.DataFrame:
+    """The headline metrics of every system as a long table (row = system, column = metric, value, lo, hi)."""
+    records = [
+        (system, name, m["value"], m.get("lo", np.nan), m.get("hi", np.nan))
+        for system, doc in result["systems"].items()
+        for name, m in doc["metrics"].items()
+    ]
+    return pd.DataFrame.from_records(records, columns=["row", "column", "value", "lo", "hi"])
+
+
+def write_outputs(result: Mapping[str, Any], out_dir: PathLike) -> list[Path]:
+    """Write metrics.json and metrics.{csv,md,tex} into out_dir atomically; return the paths."""
+    from itmbench.io import write_json
+    from itmbench.report.tables import write_table
+
+    out = Path(out_dir)
+    write_json(out / "metrics.json", result)
+    title = f"Scores of predictions made elsewhere ({result['kind']}), % with intervals"
+    paths = write_table(metrics_long_table(result), out / "metrics", title, row_header="system", decimals=2)
+    return [out / "metrics.json", *paths]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the score-predictions arguments to a parser (a subparser of `itmbench`, or a standalone one)."""
+    parser.add_argument("kind", choices=KINDS, help="format of the predictions")
+    parser.add_argument(
+        "files", nargs="+", help="prediction files (ranked: i2t=PATH / t2i=PATH, or i2t/t2i in the name)"
+    )
+    parser.add_argument("--annotations", default=None, help="bison: the annotation JSON or a canonical table")
+    parser.add_argument("--positives", nargs="+", default=[], help="ranked: association JSONs or positives tables")
+    parser.add_argument(
+        "--positive-set", default=None, help="ranked: rows of this source/positive_set only (or COLUMN=VALUE)"
+    )
+    parser.add_argument("--label", default=None, help="name of the system (ranked, sugarcrepe_gpt4v)")
+    parser.add_argument("--out-dir", default=None, help="write metrics.json and metrics.{csv,md,tex} here")
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--n-boot", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ks", type=int, nargs="+", default=[1, 5, 10], help="ranked: the K of R@K")
+    parser.add_argument("--lenient", action="store_true", help="ranked: rankings shorter than R give lower bounds")
+    parser.add_argument(
+        "--bison-missing", choices=["error", "wrong"], default="error", help="bison: a triple without a prediction"
+    )
+    return parser
+
+
+def _json_default(obj: Any) -> Any:
+    """numpy scalars as plain JSON numbers."""
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (np.floating, np.bool_)):
+        return obj.item()
+    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the files named by parsed arguments, print the metrics JSON, write tables with --out-dir."""
+    options = ScoreOptions(
+        args.confidence, args.n_boot, args.seed, tuple(args.ks), not args.lenient, args.bison_missing
+    )
+    result = score_predictions(
+        args.kind,
+        args.files,
+        annotations=args.annotations,
+        positives=args.positives,
+        positive_set=args.positive_set,
+        label=args.label,
+        options=options,
+    )
+    print(json.dumps(result, indent=2, sort_keys=True, default=_json_default))
+    if args.out_dir:
+        write_outputs(result, args.out_dir)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`itmbench score-predictions` as a standalone entry point; a bad input prints one error line and returns 2."""
+    parser = add_arguments(
+        argparse.ArgumentParser(prog="itmbench score-predictions", description=__doc__.splitlines()[0])
+    )
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, KeyError, FileNotFoundError) as err:
+        print(f"itmbench score-predictions: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

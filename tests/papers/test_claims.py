@@ -1,0 +1,244 @@
+"""Each paper's claims as executable checks: every claim on hand-made results where it holds, where it does
+not, and where it cannot be decided; the world's JSON files; the published tables; the released files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from itmbench.papers.claims import (
+    CLAIMS,
+    ClaimConfig,
+    Results,
+    claim,
+    claims_table,
+    evaluate,
+    load_world_results,
+    published_results,
+    released_results,
+    write_claims_table,
+)
+
+
+def m(value: float, lo: float | None = None, hi: float | None = None, n: int = 100) -> dict[str, Any]:
+    entry: dict[str, Any] = {"value": value, "n": n}
+    if lo is not None:
+        entry.update(lo=lo, hi=hi)
+    return entry
+
+
+def results(
+    benchmark: str, docs: dict[str, dict[str, Any]], kinds: dict[str, str] | None = None, **roles: str
+) -> Results:
+    return Results("hand-made", {benchmark: docs}, kinds or {}, roles)
+
+
+def verdict(paper: str, claim_id: str, res: Results, config: ClaimConfig = ClaimConfig()):
+    return evaluate(claim(paper, claim_id), res, config)
+
+
+# --- BiVLC ------------------------------------------------------------------------------------------
+
+
+def bivlc_doc(i2t: float, t2i: float) -> dict[str, Any]:
+    return {"metrics": {"i2t": m(i2t), "t2i": m(t2i)}}
+
+
+def test_bivlc_t2i_below_i2t() -> None:
+    kinds = {"a": "contrastive", "b": "contrastive", "capper": "generative"}
+    holds = results("bivlc", {"a": bivlc_doc(80, 60), "b": bivlc_doc(70, 69.9), "capper": bivlc_doc(40, 50)}, kinds)
+    v = verdict("bivlc", "t2i_below_i2t", holds)
+    assert v.holds is True and set(v.evidence) == {"a", "b"}  # the generative model is not checked
+    assert v.evidence["a"]["gap"] == 20
+    fails = results("bivlc", {"a": bivlc_doc(80, 60), "b": bivlc_doc(60, 61)}, kinds)
+    assert verdict("bivlc", "t2i_below_i2t", fails).holds is False
+    none = results("bivlc", {"capper": bivlc_doc(40, 50)}, kinds)
+    v = verdict("bivlc", "t2i_below_i2t", none)
+    assert v.holds is None and "no contrastive model" in v.reason
+
+
+def test_bivlc_hard_negative_images_raise_t2i() -> None:
+    docs = {"coco": bivlc_doc(80, 60), "trohn": bivlc_doc(85, 70)}
+    docs["coco"]["by_type"] = {"swap": {"t2i": m(20)}}
+    docs["trohn"]["by_type"] = {"swap": {"t2i": m(31)}}
+    v = verdict(
+        "bivlc", "hard_negative_images_raise_t2i", results("bivlc", docs, bivlc_coco="coco", bivlc_trohn_img="trohn")
+    )
+    assert v.holds is True and v.evidence["gain"] == 10 and v.evidence["gain swap"] == 11
+    docs["trohn"]["metrics"]["t2i"] = m(59)
+    v = verdict(
+        "bivlc", "hard_negative_images_raise_t2i", results("bivlc", docs, bivlc_coco="coco", bivlc_trohn_img="trohn")
+    )
+    assert v.holds is False and v.evidence["gain"] == -1
+    v = verdict(
+        "bivlc", "hard_negative_images_raise_t2i", results("bivlc", docs, bivlc_coco="coco", bivlc_trohn_img="absent")
+    )
+    assert v.holds is None and "absent" in v.reason
+
+
+# --- ECCV -------------------------------------------------------------------------------------------
+
+
+def eccv_doc(eccv_r1: float, original_r1: float, map_at_r: float | None = None) -> dict[str, Any]:
+    doc = {"metrics": {"eccv_r1": m(eccv_r1), "original_r1": m(original_r1)}}
+    if map_at_r is not None:
+        doc["metrics"]["eccv_map_at_r"] = m(map_at_r)
+    return doc
+
+
+def test_eccv_extended_positives_raise_recall() -> None:
+    kinds = {"rand": "chance"}
+    v = verdict(
+        "eccv",
+        "extended_positives_raise_recall",
+        results("eccv", {"a": eccv_doc(50, 30), "rand": eccv_doc(0, 1)}, kinds),
+    )
+    assert v.holds is True and v.evidence["n_models"] == 1  # the chance model is left out
+    v = verdict(
+        "eccv", "extended_positives_raise_recall", results("eccv", {"a": eccv_doc(50, 30), "b": eccv_doc(30, 30)})
+    )
+    assert v.holds is False and v.evidence["n_raised"] == 1
+    assert (
+        verdict("eccv", "extended_positives_raise_recall", results("eccv", {"rand": eccv_doc(0, 1)}, kinds)).holds
+        is None
+    )
+
+
+def test_eccv_map_at_r_reorders_models() -> None:
+    same = {"a": eccv_doc(50, 10, 5), "b": eccv_doc(60, 20, 6), "c": eccv_doc(70, 30, 7)}
+    v = verdict("eccv", "map_at_r_reorders_models", results("eccv", same))
+    assert v.holds is False and v.evidence == {"tau_b": 1.0, "r1_metric": "original_r1", "n_models": 3}
+    swapped = {**same, "c": eccv_doc(70, 30, 5.5)}
+    v = verdict("eccv", "map_at_r_reorders_models", results("eccv", swapped))
+    assert v.holds is True and v.evidence["tau_b"] == pytest.approx(1 / 3, abs=1e-4)
+    two = {"a": eccv_doc(50, 10, 5), "b": eccv_doc(60, 20, 6)}
+    v = verdict("eccv", "map_at_r_reorders_models", results("eccv", two))
+    assert v.holds is None and ">= 3" in v.reason
+    assert (
+        verdict("eccv", "map_at_r_reorders_models", results("eccv", two), ClaimConfig(min_models_for_ranking=2)).holds
+        is False
+    )
+
+
+# --- CxC, MCIC, BISON -------------------------------------------------------------------------------
+
+
+def cxc_doc(i2t: float, t2t: float, i2i: float) -> dict[str, Any]:
+    return {"metrics": {"i2t/cxc/R@1": m(i2t), "t2t/cxc/R@1": m(t2t), "i2i/cxc/R@1": m(i2i)}}
+
+
+def test_cxc_intramodal_below_i2t() -> None:
+    assert verdict("cxc", "intramodal_below_i2t", results("cxc", {"a": cxc_doc(55, 42, 38)})).holds is True
+    v = verdict("cxc", "intramodal_below_i2t", results("cxc", {"a": cxc_doc(55, 42, 38), "b": cxc_doc(5, 3, 16)}))
+    assert v.holds is False and v.evidence["b"]["i2i"]["value"] == 16
+    assert (
+        verdict("cxc", "intramodal_below_i2t", results("cxc", {"a": {"metrics": {"i2t/cxc/R@1": m(5)}}})).holds is None
+    )
+
+
+def test_mcic_prior_not_uniform() -> None:
+    skewed = {"answer_position_prior": {"dev": [16.7, 18.8, 20.3, 22.7, 21.6]}, "n": {"dev": 9999}}
+    v = verdict("mcic", "position_prior_not_uniform", results("mcic", {"x": skewed}))
+    assert v.holds is True and v.evidence["dev"]["most_frequent_position"] == 3 and v.evidence["dev"]["p"] < 1e-10
+    flat = {
+        "answer_position_prior": {"dev": [20.2, 19.8, 20.0, 20.1, 19.9]},
+        "metrics": {"accuracy_dev": m(50, n=1000)},
+    }
+    v = verdict("mcic", "position_prior_not_uniform", results("mcic", {"x": flat}))
+    assert v.holds is False and v.evidence["dev"]["n"] == 1000
+    assert verdict("mcic", "position_prior_not_uniform", results("mcic", {"x": {"metrics": {}}})).holds is None
+
+
+def test_bison_model_beats_chance() -> None:
+    kinds = {"rand": "chance"}
+    beats = {"a": {"metrics": {"bison": m(60, 55, 65)}}, "rand": {"metrics": {"bison": m(99, 98, 100)}}}
+    v = verdict("bison", "model_beats_chance", results("bison", beats, kinds))
+    assert v.holds is True and v.evidence["best"] == "a"
+    close = {"a": {"metrics": {"bison": m(52, 48, 56)}}}
+    assert verdict("bison", "model_beats_chance", results("bison", close)).holds is False
+    printed = {"a": {"metrics": {"bison": m(51.0, n=10_000)}}}  # no interval: Wilson from value and n
+    v = verdict("bison", "model_beats_chance", results("bison", printed))
+    assert v.holds is True and 50 < v.evidence["a"]["lo"] < 51
+    assert verdict("bison", "model_beats_chance", results("bison", {}, kinds)).holds is None
+
+
+# --- registry, table, sources -------------------------------------------------------------------------
+
+
+def test_registry_and_table(tmp_path: Path) -> None:
+    assert len({(c.paper, c.id) for c in CLAIMS}) == len(CLAIMS) == 7
+    assert {c.paper for c in CLAIMS} == {"bison", "mcic", "eccv", "bivlc", "cxc"}
+    with pytest.raises(KeyError, match="no claim"):
+        claim("bivlc", "nonsense")
+    table = claims_table(results("cxc", {"a": cxc_doc(55, 42, 38)}))
+    assert list(table.columns) == ["paper", "claim", "text", "where", "source", "holds", "evidence", "reason"]
+    assert table.set_index("claim").loc["intramodal_below_i2t", "holds"] is True
+    assert table["holds"].isna().sum() == 6  # every other claim has nothing to check here
+    assert json.loads(table.set_index("claim").loc["intramodal_below_i2t", "evidence"])["n_models"] == 1
+    paths = write_claims_table(table, tmp_path / "claims", "Claims")
+    md = paths[1].read_text(encoding="utf-8")
+    assert md.count("undecided") == 6 and md.count("| yes |") == 1
+
+
+def _write_world_json(root: Path, benchmark: str, model: str, doc: dict[str, Any]) -> None:
+    path = root / benchmark / f"{model}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_world_results_are_read_from_the_metrics_folder(tmp_path: Path) -> None:
+    _write_world_json(tmp_path, "bivlc", "clip", {"metrics": {"i2t": m(30, 27, 32), "t2i": m(28, 26, 31)}})
+    _write_world_json(tmp_path, "bivlc", "random", {"metrics": {"i2t": m(25, 22, 28), "t2i": m(26, 23, 29)}})
+    _write_world_json(tmp_path, "bison", "clip", {"metrics": {"bison": m(90.9, 88.5, 92.9, n=650)}})
+    world = load_world_results(tmp_path)
+    assert world.kind("clip") == "contrastive" and world.kind("random") == "chance"
+    table = claims_table(world).set_index("claim")
+    assert table.loc["t2i_below_i2t", "holds"] is True  # random's T2I > I2T does not count
+    assert table.loc["model_beats_chance", "holds"] is True
+    assert table.loc["hard_negative_images_raise_t2i", "holds"] is None
+    assert "clip_trohn_img" in table.loc["hard_negative_images_raise_t2i", "reason"]
+    with pytest.raises(FileNotFoundError):
+        load_world_results(tmp_path / "absent")
+
+
+def test_claims_on_the_published_tables() -> None:
+    table = claims_table(published_results()).set_index("claim")
+    assert table.loc["t2i_below_i2t", "holds"] is True
+    assert set(json.loads(table.loc["t2i_below_i2t", "evidence"])) == {
+        "CLIP",
+        "CLIP_COCO",
+        "NegCLIP",
+        "GNM",
+        "CLIP_TROHN-Text",
+        "CLIP_TROHN-Img",
+    }
+    gain = json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])["gain"]
+    assert table.loc["hard_negative_images_raise_t2i", "holds"] is True and gain == pytest.approx(71.84 - 63.89)
+    tau = json.loads(table.loc["map_at_r_reorders_models", "evidence"])
+    assert tau["r1_metric"] == "coco_1k_r1" and tau["n_models"] == 25 and round(tau["tau_b"], 2) == 0.47  # Table 5
+    assert json.loads(table.loc["extended_positives_raise_recall", "evidence"])["n_raised"] == 25
+    assert table.loc["intramodal_below_i2t", "holds"] is True
+    assert table.loc["model_beats_chance", "holds"] is True
+    assert table.loc["position_prior_not_uniform", "holds"] is None
+
+
+def test_claims_on_the_released_files(mirror_dir: Path) -> None:
+    table = claims_table(released_results(mirror_dir)).set_index("claim")
+    assert table.loc["t2i_below_i2t", "holds"] is True
+    assert table.loc["hard_negative_images_raise_t2i", "holds"] is True
+    assert round(json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])["gain"], 2) == pytest.approx(7.94)
+    prior = json.loads(table.loc["position_prior_not_uniform", "evidence"])
+    assert table.loc["position_prior_not_uniform", "holds"] is True
+    assert round(prior["dev"]["shares"][3], 1) == 22.7 and prior["dev"]["n"] == 9999  # always answering 3: 22.7%
+    undecided = table[table["holds"].isna()]
+    assert set(undecided.index) == {
+        "extended_positives_raise_recall",
+        "map_at_r_reorders_models",
+        "intramodal_below_i2t",
+        "model_beats_chance",
+    }
+    assert isinstance(table, pd.DataFrame)
