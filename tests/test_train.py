@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
 from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
-from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, needed_items, write_embeddings
-from itmbench.train import contrastive
-from itmbench.train.contrastive import TrainConfig, cosine_lr, train_contrastive
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, folder_items, write_embeddings
+from itmbench.train import loop
+from itmbench.train.contrastive import TrainConfig, cosine_lr, train_contrastive, validation_r1
+from itmbench.world.generate import WorldConfig, generate_world, read_world, write_world
 
 SPEC = ModelSpec.from_dict("clip", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive"})
 CFG = TrainConfig(epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
@@ -55,7 +54,7 @@ def test_training_is_deterministic(trained, items_dir, tmp_path):
 def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, monkeypatch):
     out, _ = trained
     calls = {"n": 0}
-    real = contrastive.validation_r1
+    real = loop.validation_recalls
 
     def dies_in_epoch_two(*args, **kwargs):
         calls["n"] += 1
@@ -63,15 +62,26 @@ def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, monk
             raise KeyboardInterrupt("killed")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(contrastive, "validation_r1", dies_in_epoch_two)
+    monkeypatch.setattr(loop, "validation_recalls", dies_in_epoch_two)
     with pytest.raises(KeyboardInterrupt):
         train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert (tmp_path / ".resume.pt").exists() and not (tmp_path / "m.pt").exists()
-    monkeypatch.setattr(contrastive, "validation_r1", real)
+    monkeypatch.setattr(loop, "validation_recalls", real)
     summary = train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert [h["epoch"] for h in summary["history"]] == [1, 2]
     a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_checkpoints_val_r1_reproduces_from_the_loaded_model(trained, items_dir):
+    """validation_r1 (the old entry point) is the mean of i2t and t2i R@1, and the saved score reloads exactly."""
+    out, _ = trained
+    enc = build_encoder(SPEC, torch.device("cpu"), out / "model.pt")
+    val = loop.ValidationSet.from_world(read_world(items_dir), str(items_dir))
+    recalls = loop.validation_recalls(enc, val, ("i2t", "t2i"))
+    score = validation_r1(enc, val.images, val.texts, val.caption_image_row)
+    assert score == pytest.approx(0.5 * (recalls["i2t"] + recalls["t2i"]))
+    assert score == pytest.approx(load_checkpoint(out / "model.pt")["val_r1"])
 
 
 def test_cosine_schedule_warms_up_then_decays():
@@ -83,17 +93,18 @@ def test_cosine_schedule_warms_up_then_decays():
 def test_embedding_cache_embeds_each_item_once_and_batch_size_does_not_matter(trained, items_dir, tmp_path):
     out, _ = trained
     enc = build_encoder(SPEC, torch.device("cpu"), out / "model.pt")
-    a = pd.DataFrame({"kind": ["image", "image", "caption"], "item_id": [3, 4, 17]})
-    b = pd.DataFrame({"kind": ["image", "caption", "caption"], "item_id": [4, 17, 20]})
-    need = needed_items([a, b])
-    assert need.values.tolist() == [["caption", 17], ["caption", 20], ["image", 3], ["image", 4]]
+    need = folder_items(items_dir, ["test"])
+    # the test split's 24 images and 120 captions, each once
+    assert (need["kind"] == "image").sum() == 24 and (need["kind"] == "caption").sum() == 120
+    assert not need.duplicated().any()
     store = ItemStore(items_dir)
     big = embed_items(enc, store, need, batch_size=256)
     small = embed_items(enc, store, need, batch_size=1)
     assert np.allclose(big["image_emb"], small["image_emb"], atol=1e-5)
     write_embeddings(tmp_path / "e.npz", big)
     cache = EmbeddingCache(tmp_path / "e.npz")
-    assert cache.get("caption", np.array([20, 17])).shape == (2, 64)
+    caption_ids = need.loc[need["kind"] == "caption", "item_id"].to_numpy()[:2]
+    assert cache.get("caption", caption_ids[::-1]).shape == (2, 64)
     with pytest.raises(KeyError, match="no image embedding for ids \\[99\\]"):
         cache.get("image", np.array([99]))
 

@@ -134,18 +134,15 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    """Train a model by its spec's trainer."""
+    """Train a model by its spec's trainer (the registry in itmbench.train)."""
     from itmbench.models.registry import ModelSpec, pick_device
-    from itmbench.train.contrastive import TrainConfig, train_contrastive
+    from itmbench.train import TrainConfig, trainer
 
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
-    trainers = {"contrastive": train_contrastive}
-    if spec.trainer not in trainers:
-        raise SystemExit(f"models.{spec.name}: unknown trainer {spec.trainer!r}; expected one of {sorted(trainers)}")
-    summary = trainers[spec.trainer](
-        spec, TrainConfig.from_dict(args.train), args.items, args.out, args.history, pick_device(args.device)
-    )
+    train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
+    cfg = TrainConfig.from_dict(args.train)
+    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device))
     log.info("trained %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
 
 
@@ -247,9 +244,25 @@ def cmd_claims(args: argparse.Namespace) -> None:
     """Each paper's claims checked on one source's metrics."""
     from itmbench.papers.claims import claims_table, load_world_results, write_claims_table
 
-    table = claims_table(load_world_results(args.metrics_dir, source=args.source))
+    table = claims_table(load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source))
     write_claims_table(table, Path(args.out_csv).with_suffix(""), f"Claims checked on the {args.source} results")
     log.info("claims: %s", table["holds"].astype(str).value_counts().to_dict())
+
+
+def cmd_share(args: argparse.Namespace) -> None:
+    """Track the expensive outputs with DVC, record their modification times, push to the remote."""
+    from itmbench.share import share
+
+    files = share(args.source, Path(args.root), push=not args.no_push, remote=args.remote)
+    print("now commit the pointers: git add " + " ".join(map(str, files)) + " dvc/mtimes.json && git commit")
+
+
+def cmd_pull(args: argparse.Namespace) -> None:
+    """`dvc pull` the shared outputs and restore their modification times (no Snakemake rerun)."""
+    from itmbench.share import pull
+
+    restored, missing = pull(Path(args.root), remote=args.remote)
+    log.info("pulled; restored the modification times of %d files (%d listed but absent)", restored, missing)
 
 
 def cmd_notebook(args: argparse.Namespace) -> None:
@@ -374,7 +387,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("claims", cmd_claims, "each paper's claims checked on a source's metrics")
     sp.add_argument("--metrics-dir", required=True)
     sp.add_argument("--source", default="world")
+    sp.add_argument("--kinds", type=_json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
     sp.add_argument("--out-csv", required=True)
+
+    sp = add("share", cmd_share, "dvc add + push the expensive outputs, with their modification times")
+    sp.add_argument("--source", default="world")
+    sp.add_argument("--root", default=".")
+    sp.add_argument("--remote", default=None)
+    sp.add_argument("--no-push", action="store_true")
+
+    sp = add("pull", cmd_pull, "dvc pull the shared outputs and restore their modification times")
+    sp.add_argument("--root", default=".")
+    sp.add_argument("--remote", default=None)
 
     from itmbench import predictions
 
@@ -402,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         args.func(args)
-    except (ValueError, KeyError, FileNotFoundError) as err:
+    except (ValueError, KeyError, FileNotFoundError, RuntimeError) as err:
         log.error("%s", err)
         print(f"itmbench {args.command}: error: {err}", file=sys.stderr)
         return 2

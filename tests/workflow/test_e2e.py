@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
+
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import copy_workflow, planned_jobs, snakemake
+from workflow_helpers import REPO, copy_workflow, planned_jobs, snakemake
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +114,59 @@ def test_a_world_parameter_reruns_everything_downstream(run_dir):
     jobs = planned_jobs(run_dir, override={"world": {"noise": 5.0}})
     assert {rule for rule, _ in jobs} == everything
     assert len(jobs) == len(planned_jobs(run_dir, "--forceall"))
+
+
+def _git(cwd, *args):
+    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def _run(cwd, *cmd):
+    res = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True)
+    assert res.returncode == 0, (cmd, res.stdout[-2000:], res.stderr[-3000:])
+    return res.stdout
+
+
+@pytest.mark.slow
+def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(run_dir, tmp_path):
+    lab_a, lab_b, store = tmp_path / "lab_a", tmp_path / "lab_b", tmp_path / "dvc_store"
+    shutil.copytree(run_dir, lab_a, symlinks=True)  # copy2: the producer's modification times
+    for name in (".gitignore", "dvc.yaml"):
+        shutil.copy(REPO / name, lab_a / name)
+    _git(lab_a, "init", "-q")
+    _git(lab_a, "config", "user.email", "a@lab.invalid")
+    _git(lab_a, "config", "user.name", "lab a")
+    _run(lab_a, "dvc", "init", "-q")
+    _run(lab_a, "dvc", "remote", "add", "-d", "store", str(store))
+    _run(lab_a, sys.executable, "-m", "itmbench.cli", "share")
+    _git(lab_a, "add", "-A")
+    _git(lab_a, "commit", "-qm", "results")
+    assert "data/world.dvc" in _git(lab_a, "ls-files") and "results/world.dvc" in _git(lab_a, "ls-files")
+
+    # lab B: a fresh clone, `itmbench pull`, and Snakemake has nothing to do
+    _git(tmp_path, "clone", "-q", str(lab_a), str(lab_b))
+    _run(lab_b, sys.executable, "-m", "itmbench.cli", "pull")
+    table = "results/world/tables/retrieval/retrieval.csv"
+    assert (lab_b / table).read_bytes() == (run_dir / table).read_bytes()
+    res = snakemake(lab_b, "-n")
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "Nothing to be done" in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
+
+    # lab A changes a parameter: dvc params diff and dvc metrics diff show what it did
+    params = yaml.safe_load((lab_a / "tiny.yaml").read_text())
+    params["score"]["n_boot"] = 50
+    (lab_a / "tiny.yaml").write_text(yaml.safe_dump(params))
+    full = yaml.safe_load((lab_a / "params.yaml").read_text())
+    full["score"]["n_boot"] = 50
+    (lab_a / "params.yaml").write_text(yaml.safe_dump(full, sort_keys=False))
+    assert snakemake(lab_a).returncode == 0
+    _run(lab_a, sys.executable, "-m", "itmbench.cli", "share")
+    _git(lab_a, "add", "-A")
+    _git(lab_a, "commit", "-qm", "fewer bootstrap resamples")
+    pdiff = json.loads(_run(lab_a, "dvc", "params", "diff", "HEAD~1", "--json"))
+    assert pdiff["params.yaml"]["score.n_boot"] == {"old": 1000, "new": 50}
+    mdiff = json.loads(_run(lab_a, "dvc", "metrics", "diff", "HEAD~1", "--json"))
+    changed = mdiff["results/world/metrics/retrieval/clip.json"]
+    assert any(k.endswith("MedR.lo") or k.endswith("MedR.hi") for k in changed), changed
+    assert not any(k.endswith("R@1.value") for k in changed)  # the ranks themselves did not change

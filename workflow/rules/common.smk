@@ -48,7 +48,8 @@ def get_world_params(wildcards):
 
 
 def get_train_params(wildcards):
-    return section_json("train")
+    """The train section, with the world's relation margin (the hard negatives' truth) never set twice."""
+    return json.dumps({**config["train"], "relation_margin": config["world"]["relation_margin"]}, sort_keys=True)
 
 
 def get_score_params(wildcards):
@@ -202,3 +203,16 @@ def get_metrics_root(wildcards, input):
 def get_released_root(wildcards, output):
     """results/released, from the tables the rule writes."""
     return os.path.dirname(os.path.dirname(os.path.dirname(output.bivlc[0])))
+
+
+def get_model_kinds():
+    """What each model is, for the claims: a text-only dual encoder (de_t2t) is no image-text model."""
+    kinds = {}
+    for name, spec in config["models"].items():
+        if spec["family"] == "random":
+            kinds[name] = "chance"
+        elif spec.get("trainer") == "de_t2t":
+            kinds[name] = "other"
+        else:
+            kinds[name] = "contrastive"
+    return json.dumps(kinds, sort_keys=True)

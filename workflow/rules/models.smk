@@ -6,6 +6,7 @@ rule train:
         images=rules.world.output.images,
         image_table=rules.world.output.image_table,
         captions=rules.world.output.captions,
+        scenes=rules.world.output.scenes,
     output:
         model=f"{RESULTS}/models/{{trained}}/model.pt",
         history=f"{RESULTS}/models/{{trained}}/history.json",

@@ -130,6 +130,7 @@ rule claims:
     params:
         metrics_dir=get_metrics_root,
         source=SOURCE,
+        kinds=get_model_kinds(),
     threads: 1
     resources:
         mem_mb=1000,
@@ -140,4 +141,5 @@ rule claims:
     conda:
         ENV
     shell:
-        "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --out-csv {output.csv} > {log} 2>&1"
+        "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
+        "--out-csv {output.csv} > {log} 2>&1"

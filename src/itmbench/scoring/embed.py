@@ -66,14 +66,6 @@ def folder_items(items_dir: str | Path, splits: Sequence[str] | None = None) -> 
     return pd.concat(frames, ignore_index=True)
 
 
-def needed_items(item_tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Union of the items several benchmarks need, sorted, each once."""
-    if not item_tables:
-        return pd.DataFrame({"kind": pd.Series(dtype=str), "item_id": pd.Series(dtype="int64")})
-    df = pd.concat(item_tables, ignore_index=True)[["kind", "item_id"]].drop_duplicates()
-    return df.sort_values(["kind", "item_id"], kind="stable", ignore_index=True)
-
-
 def embed_items(
     encoder: DualEncoder, store: ItemStore, items: pd.DataFrame, batch_size: int = 256
 ) -> dict[str, np.ndarray]:

@@ -1,0 +1,98 @@
+"""Training hyperparameters: one typed config for every trainer (params.yaml section `train`).
+
+Defaults are the BiVLC recipe (AdamW 0.9/0.98/1e-6, weight decay 0.1, cosine with 50 warm-up
+steps) scaled down to the world and to a CPU: each trainer takes at most ~40 s on 2 cores on the
+default world (10,000 train captions, the 3.4M-parameter `itm-clip-tiny`). Decisions where the
+papers are silent, each a field below:
+- `epochs` = 3 of 128 positives a step: the budget (the earlier 6 epochs took ~60-80 s on 2 cores;
+  negclip, trohn_img and de_t2t_i2t cost ~1.2x contrastive per epoch, de_t2t ~0.6x).
+- `batch_size` counts the *positive* pairs of a step; hard negatives are added to it, as BiVLC's
+  appendix E words it ("a batch size of 200, and then we add negatives"). The same number of
+  positives for every trainer, so that the trainers differ only in their negatives and losses.
+- `t2t_weight` (CxC's c in L = L_i2t + L_t2i + c * L_t2t) is unspecified in the paper: 1.0.
+- `hinge_margin` is VSE++'s 0.2. From a random initialisation the max-violation loss collapses
+  the embeddings in the world (loss stuck at 2 * margin, chance retrieval; VSE++ starts from
+  pretrained encoders), so the first `hinge_warmup_epochs` = 1 use the sum of hinges over every
+  in-batch negative (VSE0, VSE++'s own baseline loss): our decision; 0 gives the max violation
+  throughout.
+- `trohn_img_fraction` = 0.5: TROHN-Img has about half as many instances as COCO has captions, so
+  its pairs (positive + negative) number about as many as COCO's (296,070 x 2 vs 591,753), and an
+  epoch of TROHN-Img costs as much as an epoch of in-batch training.
+- `filter_negative_images`: BiVLC's TROHN-Img keeps the generator's image unchecked (its noise is
+  estimated at 61%). The world can check it: by default a negative image is kept only where the
+  negative caption is true of it and the positive caption false; False keeps the first candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from itmbench.sources.sugarcrepe import SUBSETS
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training hyperparameters of every trainer (params.yaml section `train`)."""
+
+    # Optimisation (BiVLC appendix E, scaled down).
+    epochs: int = 3  # passes over the trainer's samples (train captions; TROHN-Img instances)
+    batch_size: int = 128  # positive pairs per step; hard negatives come on top
+    lr: float = 1e-3  # peak learning rate (from scratch; BiVLC fine-tunes at 1e-6)
+    weight_decay: float = 0.1  # AdamW decay of matrices; none on gains, biases, logit scale
+    beta1: float = 0.9  # AdamW beta1
+    beta2: float = 0.98  # AdamW beta2
+    eps: float = 1e-6  # AdamW epsilon
+    warmup_steps: int = 50  # linear warm-up steps before the cosine decay
+    seed: int = 0  # initialisation, shuffling and every hard negative
+    # Hard negatives (negclip, trohn_img): SugarCrepe-style edits of the train captions.
+    hard_negatives_per_sample: int = 1  # negatives per positive (negclip: captions; trohn_img: pairs)
+    negative_subsets: tuple[str, ...] = SUBSETS  # SugarCrepe edit types the negatives are drawn from
+    relation_margin: float = 0.05  # truth margin of relations; must equal world.relation_margin
+    trohn_img_fraction: float = 0.5  # TROHN-Img instances per train caption (0.5: pairs = captions)
+    image_candidates: int = 4  # generated images per negative caption (BiVLC step 2: 4)
+    filter_negative_images: bool = True  # keep a negative image only if it fits caption- and not caption+
+    generator: dict[str, Any] = field(default_factory=dict)  # RenderGenerator overrides (mistake rates...)
+    # Losses.
+    hinge_margin: float = 0.2  # VSE++ margin of the max-violation hinge loss
+    hinge_warmup_epochs: int = 1  # vse_hinge: first epochs with the sum of hinges (VSE0) before the max violation
+    t2t_weight: float = 1.0  # CxC's c: weight of the caption-caption loss in de_t2t_i2t
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "negative_subsets", tuple(self.negative_subsets))
+        positive = ("epochs", "batch_size", "hard_negatives_per_sample", "image_candidates")
+        bad = [f"{n}={getattr(self, n)!r}" for n in positive if not getattr(self, n) >= 1]
+        if self.batch_size < 2:
+            bad.append(f"batch_size={self.batch_size!r} (in-batch negatives need 2)")
+        bad += [f"{n}={getattr(self, n)!r}" for n in ("lr",) if not getattr(self, n) > 0]
+        nonneg = (
+            "weight_decay",
+            "eps",
+            "warmup_steps",
+            "relation_margin",
+            "hinge_margin",
+            "hinge_warmup_epochs",
+            "t2t_weight",
+        )
+        bad += [f"{n}={getattr(self, n)!r}" for n in nonneg if not getattr(self, n) >= 0]
+        if not 0 < self.trohn_img_fraction <= 1:
+            bad.append(f"trohn_img_fraction={self.trohn_img_fraction!r}")
+        unknown = [s for s in self.negative_subsets if s not in SUBSETS]
+        if unknown or not self.negative_subsets or len(set(self.negative_subsets)) != len(self.negative_subsets):
+            bad.append(f"negative_subsets={list(self.negative_subsets)!r} (distinct names among {list(SUBSETS)})")
+        elif self.hard_negatives_per_sample > len(self.negative_subsets):
+            bad.append(
+                f"hard_negatives_per_sample={self.hard_negatives_per_sample} (at most one per subset: "
+                f"<= {len(self.negative_subsets)})"
+            )
+        if bad:
+            raise ValueError(f"train params: invalid {', '.join(bad)}")
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> TrainConfig:
+        """Build from the params section, naming unknown keys."""
+        known = {f.name for f in fields(TrainConfig)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"train params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
+        return TrainConfig(**d)

@@ -1,0 +1,154 @@
+"""The trainers' batches: hard negatives false of their images (by the world's truth), co-captions, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from itmbench.train.config import TrainConfig
+from itmbench.train.loop import TrainData
+from itmbench.train.recipes import RECIPES, co_caption_lists
+from itmbench.world.captions import CaptionStructure
+from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.scene import Scene
+from itmbench.world.truth import caption_fits
+
+WIDTH = 96
+MARGIN = WorldConfig().relation_margin
+
+
+def char_tokens(texts: list[str]) -> torch.Tensor:
+    """A decodable stand-in tokenizer: one character code per position."""
+    out = torch.zeros((len(texts), WIDTH), dtype=torch.long)
+    for i, t in enumerate(texts):
+        out[i, : len(t)] = torch.tensor([ord(c) for c in t])
+    return out
+
+
+def decode(tokens: torch.Tensor) -> list[str]:
+    return ["".join(chr(int(c)) for c in row if int(c)) for row in tokens]
+
+
+@pytest.fixture(scope="module")
+def data() -> TrainData:
+    world = generate_world(WorldConfig(n_train=60, n_val=4, n_test=4))
+    return TrainData.from_world(world, char_tokens, "tiny world")
+
+
+def scene_of(data: TrainData, row: int) -> Scene:
+    return data.scenes[int(data.image_ids[row])]
+
+
+def test_negclip_batches_hold_the_positives_then_edits_false_of_their_images(data):
+    cfg = TrainConfig(hard_negatives_per_sample=2)
+    source = RECIPES["negclip"].build(data, cfg)
+    neg = source.negatives
+    assert source.n_samples == len(data) == 300
+    assert len(neg) > 0.9 * 2 * len(data)  # nearly every caption gets 2 (one per subset, up to 7 subsets)
+    assert set(neg["subset"]) == set(cfg.negative_subsets)
+    counts = neg.groupby("positive_row").size()
+    assert counts.max() == 2 and neg.groupby("positive_row")["subset"].nunique().eq(counts).all()
+    for row in neg.itertuples():
+        structure = CaptionStructure.from_json(row.structure)
+        assert not caption_fits(structure, scene_of(data, row.positive_row), MARGIN), row
+        assert row.text != data.texts[row.positive_row]
+        assert row.caption_id == data.caption_ids[row.positive_row]
+    idx = np.array([5, 0, 17, 42])
+    batch = source.batch(idx, np.random.default_rng(0))
+    texts = decode(batch.texts)
+    assert batch.n_positive == 4 and batch.images.shape == (4, 64, 64, 3)
+    assert texts[:4] == [data.texts[i] for i in idx]
+    assert np.array_equal(batch.images, data.images[data.image_row[idx]])
+    extras = neg.loc[batch.negative_rows]
+    assert texts[4:] == extras["text"].tolist()
+    assert extras["positive_row"].tolist() == sorted(extras["positive_row"].tolist(), key=list(idx).index)
+    for text, row in zip(texts[4:], extras["positive_row"]):  # each extra caption is false of its positive's image
+        structure = CaptionStructure.from_json(neg.loc[neg["text"].eq(text) & neg["positive_row"].eq(row)].iloc[0, 5])
+        assert not caption_fits(structure, scene_of(data, row), MARGIN)
+
+
+def test_trohn_img_pairs_fit_their_caption_and_not_the_positive(data):
+    cfg = TrainConfig(trohn_img_fraction=0.3)
+    source = RECIPES["trohn_img"].build(data, cfg)
+    pairs = source.pairs
+    assert source.n_samples == round(0.3 * len(data)) == len(source.instances)
+    assert len(pairs) == len(source.pair_images) == len(source.pair_tokens)
+    assert "add_obj" not in set(pairs["subset"])  # adding an object keeps the positive true: always filtered out
+    for k, row in enumerate(pairs.itertuples()):
+        negative = CaptionStructure.from_json(row.structure)
+        positive = data.structures[row.positive_row]
+        scene = Scene.from_json(row.scene)
+        assert not caption_fits(negative, scene_of(data, row.positive_row), MARGIN)  # caption- false of image+
+        assert caption_fits(negative, scene, MARGIN)  # caption- true of image-
+        assert not caption_fits(positive, scene, MARGIN)  # caption+ false of image-
+        assert source.pair_images[k].shape == (64, 64, 3) and source.pair_images[k].std() > 0
+    idx = np.array([3, 1, 8])
+    batch = source.batch(idx, np.random.default_rng(0))
+    rows = source.instances[idx]
+    texts = decode(batch.texts)
+    n = len(batch.negative_rows)
+    assert batch.n_positive == 3 and n >= 3 and len(texts) == len(batch.images) == 3 + n
+    assert texts[:3] == [data.texts[r] for r in rows]
+    assert texts[3:] == pairs.loc[batch.negative_rows, "text"].tolist()
+    assert np.array_equal(batch.images[:3], data.images[data.image_row[rows]])
+    assert np.array_equal(batch.images[3:], source.pair_images[batch.negative_rows])
+    assert set(pairs.loc[batch.negative_rows, "positive_row"]) == set(rows)
+
+
+def test_unfiltered_negative_images_keep_the_generators_mistakes(data):
+    """With every bound object left out, the filter drops most images; without it they come through, wrong."""
+    broken = {"p_missing_object": 1.0, "p_extra_object": 0.0, "p_wrong_binding": 0.0, "p_wrong_relation": 0.0}
+    filtered = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2, generator=broken))
+    assert filtered.n_samples < 12 and all(
+        caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
+        for s, sc in zip(filtered.pairs["structure"], filtered.pairs["scene"])
+    )
+    raw = RECIPES["trohn_img"].build(
+        data, TrainConfig(trohn_img_fraction=0.2, generator=broken, filter_negative_images=False)
+    )
+    fits = [
+        caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
+        for s, sc in zip(raw.pairs["structure"], raw.pairs["scene"])
+    ]
+    assert raw.n_samples == 60 and np.mean(fits) < 0.5
+    assert set(raw.stats()["mistakes"]) == {"missing_object"}
+
+
+def test_hard_negatives_are_deterministic_by_seed(data):
+    a = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2))
+    b = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2))
+    c = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2, seed=1))
+    assert a.pairs.equals(b.pairs) and np.array_equal(a.pair_images, b.pair_images)
+    assert not a.pairs["text"].equals(c.pairs["text"]) if len(a.pairs) == len(c.pairs) else True
+    assert set(a.pairs["positive_row"]) != set(c.pairs["positive_row"])
+    # A caption's negatives depend on (seed, caption id) only: TROHN-Text and TROHN-Img share them.
+    text = RECIPES["negclip"].build(data, TrainConfig()).negatives.set_index("positive_row")["text"]
+    assert (a.pairs.set_index("positive_row")["text"] == text.loc[a.pairs["positive_row"]]).all()
+
+
+def test_co_captions_are_other_captions_of_the_same_image(data):
+    source = RECIPES["de_t2t"].build(data, TrainConfig())
+    idx = np.random.default_rng(3).permutation(len(data))[:64]
+    batch = source.batch(idx, np.random.default_rng(4))
+    partners = batch.negative_rows
+    assert batch.images is None and decode(batch.partners) == [data.texts[p] for p in partners]
+    assert np.array_equal(data.image_ids[partners], data.image_ids[idx]) and not np.any(partners == idx)
+    both = RECIPES["de_t2t_i2t"].build(data, TrainConfig()).batch(idx, np.random.default_rng(4))
+    assert np.array_equal(both.negative_rows, partners) and both.images.shape == (64, 64, 64, 3)
+    many = source.partner_rows(np.zeros(200, dtype=np.int64), np.random.default_rng(5))
+    assert set(many) == {1, 2, 3, 4}  # all four co-captions of caption 0 are drawn
+    with pytest.raises(ValueError, match=r"train images \[7\] have a single caption"):
+        co_caption_lists(np.array([3, 3, 7]), "train split")
+
+
+def test_train_config_names_bad_values():
+    with pytest.raises(ValueError, match="negative_subsets.*swap_everything"):
+        TrainConfig(negative_subsets=("replace_obj", "swap_everything"))
+    with pytest.raises(ValueError, match="hard_negatives_per_sample=3 .*<= 2"):
+        TrainConfig(hard_negatives_per_sample=3, negative_subsets=["replace_obj", "add_att"])
+    with pytest.raises(ValueError, match="trohn_img_fraction=0"):
+        TrainConfig(trohn_img_fraction=0)
+    with pytest.raises(ValueError, match="unknown keys \\['margin'\\]"):
+        TrainConfig.from_dict({"margin": 0.2})
+    assert TrainConfig.from_dict({"negative_subsets": ["add_att"]}).negative_subsets == ("add_att",)

@@ -1,0 +1,124 @@
+"""Every trainer on a tiny world: it learns, writes a loadable checkpoint, is deterministic and resumes exactly."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
+from itmbench.train import TRAINERS, loop, trainer
+from itmbench.train.config import TrainConfig
+from itmbench.train.recipes import RECIPES
+from itmbench.world.generate import WorldConfig, generate_world, write_world
+
+NEW = ("negclip", "trohn_img", "vse_hinge", "de_i2t", "de_t2t", "de_t2t_i2t")
+CFG = TrainConfig(epochs=2, batch_size=32, lr=2e-3, warmup_steps=5, trohn_img_fraction=0.5)
+# VSE++ warms up with the sum of hinges for an epoch: its loss is compared over the two max-violation epochs.
+CFGS = {name: CFG for name in NEW} | {"vse_hinge": replace(CFG, epochs=3, hinge_warmup_epochs=1)}
+
+
+def spec_of(name: str) -> ModelSpec:
+    return ModelSpec.from_dict(name, {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": name})
+
+
+@pytest.fixture(scope="module")
+def items_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("world") / "items"
+    write_world(generate_world(WorldConfig(n_train=64, n_val=16, n_test=4)), d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def runs(items_dir, tmp_path_factory):
+    """Each new trainer, trained once for 2 epochs (VSE++ 3; shared by the tests below)."""
+    torch.set_num_threads(1)
+    out = {}
+    for name in NEW:
+        d = tmp_path_factory.mktemp(name)
+        cfg = CFGS[name]
+        summary = TRAINERS[name](spec_of(name), cfg, items_dir, d / "model.pt", d / "history.json", torch.device("cpu"))
+        out[name] = (d, summary)
+    return out
+
+
+def test_registry_holds_every_trainer_and_names_unknown_ones():
+    assert set(TRAINERS) == {"contrastive", *NEW} == set(RECIPES)
+    with pytest.raises(ValueError, match="models.m: unknown trainer 'negclip2'; expected one of"):
+        trainer("negclip2", "m")
+    assert trainer("vse_hinge") is TRAINERS["vse_hinge"]
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_trainer_lowers_its_loss_and_writes_a_loadable_checkpoint(runs, name):
+    d, summary = runs[name]
+    hist = summary["history"]
+    assert [h["epoch"] for h in hist] == list(range(1, CFGS[name].epochs + 1))
+    assert hist[-1]["train_loss"] < hist[-2]["train_loss"], hist
+    tasks = RECIPES[name].tasks
+    assert summary["val_tasks"] == list(tasks) and all(f"val_{t}_r1" in hist[0] for t in tasks)
+    assert hist[0]["val_r1"] == pytest.approx(sum(hist[0][f"val_{t}_r1"] for t in tasks) / len(tasks))
+    state = load_checkpoint(d / "model.pt")
+    assert state["trainer"] == name and state["best_epoch"] in range(1, CFGS[name].epochs + 1)
+    assert state["val_r1"] == max(h["val_r1"] for h in hist)
+    enc = build_encoder(spec_of(name), torch.device("cpu"), d / "model.pt")
+    emb = enc.encode_texts(["a red circle", "a blue square"])
+    assert emb.shape == (2, 64) and torch.allclose(emb.norm(dim=1), torch.ones(2), atol=1e-5)
+    assert not (d / ".resume.pt").exists()
+
+
+def test_hard_negative_trainers_report_their_negatives(runs):
+    negclip = runs["negclip"][1]["samples"]
+    assert negclip["samples"] == 320 and negclip["negatives"] >= 0.95 * 320
+    trohn = runs["trohn_img"][1]["samples"]
+    assert trohn["samples"] == 160 and trohn["negatives"] == 160 and "add_obj" not in trohn["by_subset"]
+
+
+def test_text_only_dual_encoder_leaves_the_image_tower_untouched(runs):
+    """DE_T2T trains its text tower only: the image weights stay at their seeded initialisation."""
+    torch.manual_seed(CFG.seed)
+    init = build_encoder(spec_of("de_t2t"), torch.device("cpu")).model.state_dict()
+    trained = load_checkpoint(runs["de_t2t"][0] / "model.pt")["state_dict"]
+    visual = [k for k in init if k.startswith("visual.")]
+    text = [k for k in init if k.startswith("transformer.")]
+    assert visual and all(torch.equal(init[k], trained[k]) for k in visual)
+    assert not all(torch.equal(init[k], trained[k]) for k in text)
+
+
+def test_negclip_training_is_deterministic(runs, items_dir, tmp_path):
+    d, _ = runs["negclip"]
+    TRAINERS["negclip"](spec_of("negclip"), CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    a, b = load_checkpoint(d / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_killed_trohn_img_run_resumes_to_the_same_model(runs, items_dir, tmp_path, monkeypatch):
+    d, _ = runs["trohn_img"]
+    calls = {"n": 0}
+    real = loop.validation_recalls
+
+    def dies_in_epoch_two(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt("killed")
+        return real(*args, **kwargs)
+
+    spec = spec_of("trohn_img")
+    monkeypatch.setattr(loop, "validation_recalls", dies_in_epoch_two)
+    with pytest.raises(KeyboardInterrupt):
+        TRAINERS["trohn_img"](spec, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert (tmp_path / ".resume.pt").exists() and not (tmp_path / "m.pt").exists()
+    monkeypatch.setattr(loop, "validation_recalls", real)
+    summary = TRAINERS["trohn_img"](spec, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert [h["epoch"] for h in summary["history"]] == [1, 2]
+    a, b = load_checkpoint(d / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_trainer_refuses_a_spec_of_another_trainer_or_family(items_dir, tmp_path):
+    with pytest.raises(ValueError, match="models.negclip: trainer 'negclip' run with the 'vse_hinge' trainer"):
+        TRAINERS["vse_hinge"](spec_of("negclip"), CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", "cpu")
+    random = ModelSpec.from_dict("rnd", {"family": "random", "trainer": "de_i2t"})
+    with pytest.raises(ValueError, match="models.rnd: trainer 'de_i2t' needs a trainable encoder.*family 'random'"):
+        TRAINERS["de_i2t"](random, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
