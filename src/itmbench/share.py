@@ -29,7 +29,13 @@ MANIFEST = Path("dvc") / "mtimes.json"
 
 def shared_paths(source: str, root: Path = Path(".")) -> list[Path]:
     """The output trees worth sharing for a source, those that exist under root."""
-    candidates = [Path("data") / source, Path("results") / source, Path("reports"), Path("data") / "raw"]
+    candidates = [
+        Path("data") / source,
+        Path("results") / source,
+        Path("reports"),
+        Path("data") / "raw",
+        Path("results") / "released",
+    ]
     return [p for p in candidates if (root / p).exists()]
 
 

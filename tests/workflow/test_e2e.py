@@ -77,7 +77,15 @@ def test_typo_in_params_fails_at_load(tmp_path):
     assert "n_tset" in res.stdout + res.stderr
 
 
-SCORING_RULES = {"score_benchmark", "metrics_benchmark", "table_benchmark", "report_benchmark", "index", "all"}
+SCORING_RULES = {
+    "score_benchmark",
+    "metrics_benchmark",
+    "table_benchmark",
+    "report_benchmark",
+    "claims",
+    "index",
+    "all",
+}
 
 
 @pytest.mark.slow
@@ -103,6 +111,7 @@ def test_a_score_parameter_reruns_only_metrics_tables_and_reports(run_dir):
         "table_retrieval",
         "report_benchmark",
         "report_retrieval",
+        "claims",
         "index",
         "all",
     }, rules
@@ -132,7 +141,7 @@ def _run(cwd, *cmd):
 def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(run_dir, tmp_path):
     lab_a, lab_b, store = tmp_path / "lab_a", tmp_path / "lab_b", tmp_path / "dvc_store"
     shutil.copytree(run_dir, lab_a, symlinks=True)  # copy2: the producer's modification times
-    for name in (".gitignore", "dvc.yaml"):
+    for name in (".gitignore", "dvc.yaml", "data/.gitignore", "results/.gitignore"):
         shutil.copy(REPO / name, lab_a / name)
     _git(lab_a, "init", "-q")
     _git(lab_a, "config", "user.email", "a@lab.invalid")
