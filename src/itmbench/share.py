@@ -100,7 +100,8 @@ def share(source: str, root: Path = Path("."), push: bool = True, remote: str | 
     for p in paths:
         _dvc("add", "--quiet", str(p), root=root)
         dvc_files.append(dvc_file_for(p))
-    record_mtimes(paths, root)
+    # git checks the workflow files out with new times; the notebooks are inputs of the reports
+    record_mtimes(paths + [p for p in (Path("workflow"),) if (root / p).exists()], root)
     if push:
         _dvc("push", "--quiet", *(["--remote", remote] if remote else []), root=root)
     return dvc_files

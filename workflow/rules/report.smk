@@ -102,7 +102,6 @@ rule report_benchmark:
         table=rules.table_benchmark.output.csv,
         audit=rules.audit_benchmark.output.csv,
         metrics=get_bench_metrics,
-        claims=f"{RESULTS}/tables/claims/claims.csv",
     output:
         "reports/world/{bench}.html",
     params:
