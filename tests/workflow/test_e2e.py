@@ -164,19 +164,19 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
 
     # lab A changes a parameter: dvc params diff and dvc metrics diff show what it did
     params = yaml.safe_load((lab_a / "tiny.yaml").read_text())
-    params["score"]["n_boot"] = 50
+    params["score"]["confidence"] = 0.9
     (lab_a / "tiny.yaml").write_text(yaml.safe_dump(params))
     full = yaml.safe_load((lab_a / "params.yaml").read_text())
-    full["score"]["n_boot"] = 50
+    full["score"]["confidence"] = 0.9
     (lab_a / "params.yaml").write_text(yaml.safe_dump(full, sort_keys=False))
     assert snakemake(lab_a).returncode == 0
     _run(lab_a, sys.executable, "-m", "itmbench.cli", "share")
     _git(lab_a, "add", "-A")
-    _git(lab_a, "commit", "-qm", "fewer bootstrap resamples")
+    _git(lab_a, "commit", "-qm", "90% intervals")
     pdiff = json.loads(_run(lab_a, "dvc", "params", "diff", "HEAD~1", "--json"))
-    change = pdiff["params.yaml"]["score.n_boot"]
-    assert (change["old"], change["new"]) == (1000, 50)
+    change = pdiff["params.yaml"]["score.confidence"]
+    assert (change["old"], change["new"]) == (0.95, 0.9)
     mdiff = json.loads(_run(lab_a, "dvc", "metrics", "diff", "HEAD~1", "--json"))
     changed = mdiff["results/world/metrics/retrieval/clip.json"]
-    assert any(k.endswith("MedR.lo") or k.endswith("MedR.hi") for k in changed), changed
-    assert not any(k.endswith("R@1.value") for k in changed)  # the ranks themselves did not change
+    assert any(k.endswith("R@10.hi") for k in changed), changed  # narrower Wilson intervals
+    assert not any(k.endswith(".value") for k in changed)  # the ranks themselves did not change
