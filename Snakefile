@@ -9,9 +9,19 @@ configfile: "params.yaml"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/world.smk"
-include: "workflow/rules/benchmarks.smk"
-include: "workflow/rules/models.smk"
+
+
+if SOURCE == "world":
+
+    include: "workflow/rules/world.smk"
+    include: "workflow/rules/benchmarks.smk"
+    include: "workflow/rules/models.smk"
+
+else:
+
+    include: "workflow/rules/coco.smk"
+
+
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/released.smk"

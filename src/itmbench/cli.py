@@ -157,7 +157,8 @@ def cmd_embed(args: argparse.Namespace) -> None:
     spec = ModelSpec.from_dict(args.model, args.spec)
     encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
     items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
-    emb = embed_items(encoder, ItemStore(args.items, args.extra_items), items, args.batch_size)
+    store = ItemStore(args.items, args.extra_items, image_size=getattr(encoder, "image_size", 224))
+    emb = embed_items(encoder, store, items, args.batch_size)
     write_embeddings(args.out, emb)
     log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
 
@@ -413,6 +414,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("index", cmd_index, "write reports/index.html")
     sp.add_argument("reports", nargs="+")
     sp.add_argument("--out", required=True)
+
+    from itmbench import cli_coco
+
+    cli_coco.add_commands(add, _json_arg)
     return p
 
 

@@ -15,11 +15,17 @@ validate(config, schema="../schemas/params.schema.yaml", set_default=True)
 SOURCE = config["source"]
 DATA = f"data/{SOURCE}"
 RESULTS = f"results/{SOURCE}"
-MODELS = sorted(config["models"])
-TRAINED = sorted(m for m, spec in config["models"].items() if spec.get("trainer"))
+# The models of the source: the world's section `models`, or `coco.models` (pretrained and fine-tuned).
+MODEL_SPECS = config["models"] if SOURCE == "world" else config["coco"]["models"]
+MODELS = sorted(MODEL_SPECS)
+TRAINED = sorted(m for m, spec in MODEL_SPECS.items() if spec.get("trainer"))
 RETRIEVAL_BENCHMARKS = ["retrieval"]
 WORLD_BENCHMARKS = sorted(BENCHMARKS)
-ADDING_BENCHMARKS = sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
+ADDING_BENCHMARKS = (
+    sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
+    if SOURCE == "world"
+    else sorted(config["coco"]["adds_items"])
+)
 NOTEBOOKS = "workflow/notebooks"
 ENV = "../envs/itmbench.yaml"
 RAW = "data/raw"
@@ -57,11 +63,11 @@ def get_score_params(wildcards):
 
 
 def get_model_spec(wildcards):
-    return json.dumps(config["models"][wildcards.model], sort_keys=True)
+    return json.dumps(MODEL_SPECS[wildcards.model], sort_keys=True)
 
 
 def get_trained_spec(wildcards):
-    return json.dumps(config["models"][wildcards.trained], sort_keys=True)
+    return json.dumps(MODEL_SPECS[wildcards.trained], sort_keys=True)
 
 
 def get_checkpoint(wildcards):
@@ -73,6 +79,38 @@ def get_checkpoint(wildcards):
 
 def get_checkpoint_flag(wildcards, input):
     return f"--checkpoint {input.checkpoint}" if input.get("checkpoint") else ""
+
+
+def get_embed_inputs(wildcards):
+    """What the embedding of a source's items reads: the world's items, or COCO's and the list of needed ones."""
+    if SOURCE == "world":
+        return {
+            "images": f"{DATA}/items/images.npy",
+            "image_table": f"{DATA}/items/images.parquet",
+            "captions": f"{DATA}/items/captions.parquet",
+        }
+    return {
+        "image_table": f"{DATA}/items/images.parquet",
+        "captions": f"{DATA}/items/captions.parquet",
+        "needed": f"{DATA}/needed_items.parquet",
+    }
+
+
+def get_embed_selection(wildcards, input):
+    """Which items to embed: every item of the evaluated world splits, or the COCO items some benchmark needs."""
+    if SOURCE == "world":
+        return f"--splits {get_embed_splits()}"
+    return f"--needed {input.needed}"
+
+
+def get_items_images(wildcards):
+    """The source's image file(s) a report shows examples from."""
+    return f"{DATA}/items/images.npy" if SOURCE == "world" else f"{DATA}/items/images.parquet"
+
+
+def get_bench_audit(wildcards):
+    """The audit against the complete truth: the world's only (COCO has no scene graphs)."""
+    return f"{RESULTS}/tables/{wildcards.bench}/audit.csv" if SOURCE == "world" else []
 
 
 def get_embed_splits():
@@ -121,12 +159,12 @@ def get_retrieval_metrics(wildcards):
 
 
 def get_retrieval_report():
-    return "reports/world/retrieval.html"
+    return f"reports/{SOURCE}/retrieval.html"
 
 
 def get_reports(wildcards):
     """Every report: the world's, and the released source's when a mirror is set."""
-    reports = [get_retrieval_report()] + expand("reports/world/{bench}.html", bench=WORLD_BENCHMARKS)
+    reports = [get_retrieval_report(), *expand(f"reports/{SOURCE}/{{bench}}.html", bench=WORLD_BENCHMARKS)]
     if MIRROR:
         reports.append("reports/released/released.html")
     return reports
@@ -186,7 +224,7 @@ def get_bench_report_parameters(wildcards):
             "source": SOURCE,
             "benchmark": wildcards.bench,
             "table_md": f"{tables}/{wildcards.bench}.md",
-            "audit_md": f"{tables}/audit.md",
+            "audit_md": f"{tables}/audit.md" if SOURCE == "world" else "",
             "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
             "bench_dir": f"{DATA}/{wildcards.bench}",
         },
@@ -207,7 +245,7 @@ def get_released_root(wildcards, output):
 def get_model_kinds():
     """What each model is, for the claims: a text-only dual encoder (de_t2t) is no image-text model."""
     kinds = {}
-    for name, spec in config["models"].items():
+    for name, spec in MODEL_SPECS.items():
         if spec["family"] == "random":
             kinds[name] = "chance"
         elif spec.get("trainer") == "de_t2t":
@@ -215,3 +253,74 @@ def get_model_kinds():
         else:
             kinds[name] = "contrastive"
     return json.dumps(kinds, sort_keys=True)
+
+
+# --- the coco source --------------------------------------------------------------------------------
+
+# The released files each COCO benchmark is built from (keys of src/itmbench/sources/released.yaml).
+COCO_BENCH_FILES = {
+    "bison": ["bison_annotations"],
+    "mcic": ["mcic_dev", "mcic_test"],
+    "eccv": [
+        "eccv_coco_test_ids",
+        "eccv_eccv_image_to_caption",
+        "eccv_eccv_caption_to_image",
+        "eccv_cxc_image_to_caption",
+        "eccv_cxc_caption_to_image",
+        "eccv_original_image_to_caption",
+        "eccv_original_caption_to_image",
+    ],
+    "cxc": ["cxc_sts_val", "cxc_sts_test", "cxc_sis_val", "cxc_sis_test", "cxc_sits_val", "cxc_sits_test"],
+    "bivlc": ["bivlc_hf_test_0", "bivlc_hf_test_1"],
+}
+
+
+def raw_file(key):
+    """Where the data registry puts a released file (data/raw/<host>/<url path>)."""
+    return str(raw_path(key, RAW))
+
+
+def get_coco_bench_files(wildcards):
+    return [raw_file(key) for key in COCO_BENCH_FILES[wildcards.bench]]
+
+
+def get_coco_bench_params(wildcards):
+    """The benchmark's own `coco.benchmarks` settings (id offsets of added items...)."""
+    return json.dumps(config["coco"]["benchmarks"].get(wildcards.get("bench", "retrieval"), {}), sort_keys=True)
+
+
+def get_coco_bench_item_tables(wildcards):
+    return [f"{DATA}/retrieval/items.parquet", *expand(f"{DATA}/{{bench}}/items.parquet", bench=WORLD_BENCHMARKS)]
+
+
+def get_coco_llm_params(wildcards):
+    return json.dumps(config["coco"]["llm"], sort_keys=True)
+
+
+def get_coco_sdxl_params(wildcards):
+    return json.dumps(config["coco"]["sdxl"], sort_keys=True)
+
+
+def get_coco_train_params(wildcards):
+    return json.dumps(config["coco"]["train"], sort_keys=True)
+
+
+def get_finetune_inputs(wildcards):
+    """A fine-tuning's inputs: the COCO items, plus the TROHN negatives its recipe reads."""
+    trainer = MODEL_SPECS[wildcards.trained]["trainer"]
+    inputs = {"images": f"{DATA}/items/images.parquet", "captions": f"{DATA}/items/captions.parquet"}
+    if trainer in ("negclip", "trohn_img"):
+        inputs["negatives"] = f"{RESULTS}/negatives/text/negatives.parquet"
+    if trainer == "trohn_img":
+        inputs["manifests"] = expand(
+            f"{RESULTS}/negatives/images/shard_{{image_shard}}/manifest.parquet",
+            image_shard=range(config["coco"]["sdxl_shards"]),
+        )
+    return inputs
+
+
+def get_finetune_flags(wildcards, input):
+    flags = f"--negatives {input.negatives}" if input.get("negatives") else ""
+    if input.get("manifests"):
+        flags += f" --negative-images {os.path.dirname(os.path.dirname(input.manifests[0]))}"
+    return flags

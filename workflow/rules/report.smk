@@ -29,9 +29,9 @@ rule report_retrieval:
         table=f"{RESULTS}/tables/retrieval/retrieval.csv",
         metrics=expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=MODELS),
         positives=f"{DATA}/retrieval/positives.parquet",
-        images=rules.world.output.images,
+        images=get_items_images,
     output:
-        "reports/world/retrieval.html",
+        f"reports/{SOURCE}/retrieval.html",
     params:
         parameters=json.dumps(
             {
@@ -100,10 +100,10 @@ rule report_benchmark:
     input:
         notebook=f"{NOTEBOOKS}/benchmark.ipynb",
         table=rules.table_benchmark.output.csv,
-        audit=rules.audit_benchmark.output.csv,
+        audit=get_bench_audit,
         metrics=get_bench_metrics,
     output:
-        "reports/world/{bench}.html",
+        f"reports/{SOURCE}/{{bench}}.html",
     params:
         parameters=get_bench_report_parameters,
     threads: 1

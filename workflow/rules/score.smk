@@ -4,9 +4,7 @@
 
 rule embed:
     input:
-        images=rules.world.output.images,
-        image_table=rules.world.output.image_table,
-        captions=rules.world.output.captions,
+        unpack(get_embed_inputs),
         checkpoint=get_checkpoint,
     output:
         f"{RESULTS}/embeddings/{{model}}/items.npz",
@@ -14,7 +12,7 @@ rule embed:
         spec=get_model_spec,
         checkpoint=get_checkpoint_flag,
         items_dir=dir_of_input("captions"),
-        splits=get_embed_splits(),
+        selection=get_embed_selection,
     threads: workflow.cores
     resources:
         mem_mb=4000,
@@ -27,7 +25,7 @@ rule embed:
         ENV
     shell:
         "itmbench embed --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
-        "--items {params.items_dir} --splits {params.splits} --out {output} --threads {threads} > {log} 2>&1"
+        "--items {params.items_dir} {params.selection} --out {output} --threads {threads} > {log} 2>&1"
 
 
 rule embed_added:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
+from PIL import Image
 
 from itmbench.io import atomic_path
 from itmbench.models.registry import DualEncoder
@@ -15,17 +18,31 @@ from itmbench.models.registry import DualEncoder
 
 class ItemStore:
     """Images and caption texts by id: the source's items folder plus the folders of new items
-    that benchmarks add (BiVLC's generated images and edited captions), all in one layout."""
+    that benchmarks add (BiVLC's generated images and edited captions), all in one layout.
 
-    def __init__(self, items_dir: str | Path, extra_dirs: Sequence[str | Path] = ()) -> None:
+    A folder holds its images either as one array (`images.npy`, the world) or as files named by
+    the `path` column of `images.parquet` (COCO: a JPEG path, or `<zip>::<member>` inside a COCO
+    zip); file images are resized (shorter side, bicubic) and centre-cropped to `image_size`,
+    as open_clip's own preprocessing does.
+    """
+
+    def __init__(
+        self, items_dir: str | Path, extra_dirs: Sequence[str | Path] = (), image_size: int | None = None
+    ) -> None:
         self.path = Path(items_dir)
-        self.arrays: list[np.ndarray] = []
+        self.image_size = image_size
+        self.arrays: list[np.ndarray | FileImages] = []
         self.image_row: dict[int, tuple[int, int]] = {}
         self.caption_text: dict[int, str] = {}
         for d in (self.path, *map(Path, extra_dirs)):
             store = len(self.arrays)
-            self.arrays.append(np.load(d / "images.npy", mmap_mode="r"))
             table = pd.read_parquet(d / "images.parquet")
+            if (d / "images.npy").exists():
+                self.arrays.append(np.load(d / "images.npy", mmap_mode="r"))
+            elif "path" in table.columns:
+                self.arrays.append(FileImages(d / "images.parquet", table["path"].tolist(), image_size))
+            else:
+                raise ValueError(f"{d}: no images.npy and no `path` column in images.parquet; expected one of them")
             for row, image_id in enumerate(table["image_id"].to_numpy()):
                 if int(image_id) in self.image_row:
                     raise ValueError(f"{d / 'images.parquet'}: image id {image_id} is already defined elsewhere")
@@ -52,6 +69,43 @@ class ItemStore:
             return [self.caption_text[int(i)] for i in ids]
         except KeyError as err:
             raise KeyError(f"{self.path}: no caption with id {err.args[0]} (nor in the extra item folders)") from err
+
+
+class FileImages:
+    """Images stored as files (or zip members), read on demand and resized to one square size."""
+
+    def __init__(self, table_path: Path, paths: list[str], image_size: int | None) -> None:
+        self.table_path, self.paths, self.image_size = table_path, paths, image_size
+        self._zips: dict[str, zipfile.ZipFile] = {}
+
+    def _open(self, row: int) -> Image.Image:
+        where = self.paths[row]
+        try:
+            if "::" in where:
+                archive, member = where.split("::", 1)
+                if archive not in self._zips:
+                    self._zips[archive] = zipfile.ZipFile(archive)
+                with self._zips[archive].open(member) as f:
+                    return Image.open(io.BytesIO(f.read())).convert("RGB")
+            with Image.open(where) as im:
+                return im.convert("RGB")
+        except (OSError, KeyError, zipfile.BadZipFile) as err:
+            raise ValueError(f"{self.table_path}: row {row}: cannot read image {where!r} ({err})") from err
+
+    def __getitem__(self, row: int) -> np.ndarray:
+        """uint8 [S,S,3]: shorter side resized to S (bicubic), then the centre crop."""
+        if self.image_size is None:
+            raise ValueError(f"{self.table_path}: images are files; the store needs an image_size to resize them")
+        return resize_center_crop(self._open(row), self.image_size)
+
+
+def resize_center_crop(image: Image.Image, size: int) -> np.ndarray:
+    """open_clip's eval transform on uint8: resize the shorter side to `size` (bicubic), centre crop."""
+    w, h = image.size
+    nw, nh = (size, int(size * h / w)) if w <= h else (int(size * w / h), size)  # torchvision's Resize(size)
+    image = image.resize((nw, nh), Image.BICUBIC)
+    left, top = int(round((nw - size) / 2.0)), int(round((nh - size) / 2.0))  # torchvision's CenterCrop
+    return np.asarray(image.crop((left, top, left + size, top + size)), dtype=np.uint8)
 
 
 def folder_items(items_dir: str | Path, splits: Sequence[str] | None = None) -> pd.DataFrame:

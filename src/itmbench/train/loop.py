@@ -305,12 +305,33 @@ def run_training(
     build_seconds = round(time.time() - t_build, 2)
     if source.n_samples < 1:
         raise ValueError(f"models.{spec.name}: trainer {recipe.name} made no training samples from {items_dir}")
+    key = _config_hash(spec, cfg, items_dir)
+    return fit(recipe, source, val, encoder, model, spec, cfg, out_path, history_path, device, key, build_seconds)
 
+
+def fit(
+    recipe: Recipe,
+    source: BatchSource,
+    val: ValidationSet,
+    encoder: Any,
+    model: torch.nn.Module,
+    spec: ModelSpec,
+    cfg: TrainConfig,
+    out_path: str | Path,
+    history_path: str | Path,
+    device: torch.device,
+    key: str,
+    build_seconds: float = 0.0,
+) -> dict[str, Any]:
+    """The loop of every source: AdamW, cosine with warm-up, best-on-val checkpoint, resume from the last epoch.
+
+    `key` identifies the run (spec, train params, data): a resume file of another run is ignored.
+    """
+    out_path = Path(out_path)
     steps_per_epoch = max(1, source.n_samples // cfg.batch_size)
     total = steps_per_epoch * cfg.epochs
     opt = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps)
     resume_path = out_path.parent / ".resume.pt"
-    key = _config_hash(spec, cfg, items_dir)
     state: dict[str, Any] = {"epoch": 0, "history": [], "best_score": -1.0, "best_state": None}
     if resume_path.exists():
         saved = torch.load(resume_path, map_location="cpu", weights_only=False)

@@ -1,0 +1,199 @@
+"""The `coco` source's commands: COCO items, TROHN hard negatives (LLM captions, SDXL-DPO images), fine-tuning.
+
+Kept apart from cli.py so the world's commands stay short; `cli.build_parser` registers these.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+log = logging.getLogger("itmbench")
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=PATH")
+    k, v = text.split("=", 1)
+    return k, v
+
+
+def _shard(frame, shard: int, shards: int):
+    """Rows shard, shard + shards, ... (deterministic; every row in exactly one shard)."""
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} of {shards}; expected 0 <= shard < shards")
+    return frame.iloc[shard::shards]
+
+
+def cmd_coco_items(args: argparse.Namespace) -> None:
+    """The COCO items folder (Karpathy images with their zips, COCO captions with sentids)."""
+    from itmbench.sources.coco import write_coco_items
+
+    summary = write_coco_items(args.karpathy, args.captions, dict(args.images), args.out)
+    log.info("coco items: %s", summary)
+
+
+def cmd_needed_items(args: argparse.Namespace) -> None:
+    """The COCO items some benchmark needs (their union), so each is embedded once per model."""
+    import pandas as pd
+
+    from itmbench.io import write_parquet
+    from itmbench.sources.coco import needed_items
+
+    needed = needed_items([pd.read_parquet(p) for p in args.benches], args.items)
+    write_parquet(args.out, needed)
+    log.info("needed items: %s", needed["kind"].value_counts().to_dict())
+
+
+def cmd_caption_negatives(args: argparse.Namespace) -> None:
+    """TROHN-Text: one LLM negative per (train caption, SugarCrepe subtype) of one shard, template-filtered."""
+    import pandas as pd
+
+    from itmbench.io import write_parquet
+    from itmbench.negatives.llm_captions import LLMConfig, build_text_generation_pipeline, generate_negatives
+
+    cfg = LLMConfig.from_dict(args.config)
+    caps = pd.read_parquet(args.captions)
+    caps = caps[caps["split"].isin(args.splits)].sort_values("caption_id", kind="stable")
+    if args.limit:
+        caps = caps.iloc[: args.limit]
+    part = _shard(caps, args.shard, args.shards)
+    pipe = build_text_generation_pipeline(cfg, device=None if args.device == "auto" else args.device)
+    negatives = generate_negatives(pipe, part["text"].tolist(), cfg, caption_ids=part["caption_id"].tolist())
+    write_parquet(args.out, negatives)
+    log.info(
+        "shard %d/%d: %d captions, %d negatives kept of %d",
+        args.shard,
+        args.shards,
+        len(part),
+        int(negatives["follows_template"].sum()),
+        len(negatives),
+    )
+
+
+def cmd_merge_negatives(args: argparse.Namespace) -> None:
+    """The shards' negatives as one table (rows renumbered), and the template filter's counts."""
+    import pandas as pd
+
+    from itmbench.io import write_parquet, write_text
+    from itmbench.negatives.llm_captions import filter_summary
+
+    frames = [pd.read_parquet(p) for p in args.shards]
+    merged = pd.concat(frames, ignore_index=True).sort_values(["caption_id", "subset"], kind="stable")
+    merged = merged.reset_index(drop=True)
+    write_parquet(args.out, merged)
+    summary = filter_summary(merged)
+    prefix = Path(args.summary_csv).with_suffix("")
+    title = "TROHN-Text: LLM generations by subtype and template-filter reason"
+    write_text(prefix.with_suffix(".csv"), summary.to_csv(index=False, lineterminator="\n"))
+    write_text(prefix.with_suffix(".md"), f"**{title}**\n\n{summary.to_markdown(index=False, floatfmt='.1f')}\n")
+    log.info("merged %d shards: %d negatives", len(frames), len(merged))
+
+
+def cmd_image_negatives(args: argparse.Namespace) -> None:
+    """TROHN-Img: SDXL-DPO images of one shard of the sampled negative captions (4 per prompt, seeded)."""
+    import numpy as np
+    import pandas as pd
+
+    from itmbench.negatives.sdxl import SDXLConfig, build_sdxl_pipeline, write_sdxl_images
+
+    cfg = SDXLConfig.from_dict(args.config)
+    negatives = pd.read_parquet(args.negatives)
+    kept = negatives[negatives["follows_template"]]
+    rng = np.random.default_rng(args.seed)
+    n = min(args.sample, len(kept)) if args.sample else len(kept)
+    chosen = np.sort(rng.choice(kept.index.to_numpy(), size=n, replace=False))
+    instances = pd.DataFrame({"id": chosen, "negative_caption": negatives.loc[chosen, "negative_caption"].to_numpy()})
+    part = _shard(instances, args.shard, args.shards)
+    device = ("cuda" if _cuda() else "cpu") if args.device == "auto" else args.device
+    manifest = write_sdxl_images(build_sdxl_pipeline(cfg, device), part, cfg, args.out_dir)
+    log.info("shard %d/%d: %d prompts, %d images", args.shard, args.shards, len(part), len(manifest))
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def cmd_coco_finetune(args: argparse.Namespace) -> None:
+    """Fine-tune a pretrained open_clip model on COCO by BiVLC's recipe (CLIP_COCO, TROHN-Text, TROHN-Img)."""
+    import torch
+
+    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.train.coco import run_coco_training
+    from itmbench.train.config import TrainConfig
+
+    torch.set_num_threads(max(1, args.threads))
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    cfg = TrainConfig.from_dict(args.train)
+    summary = run_coco_training(
+        spec,
+        cfg,
+        args.items,
+        args.out,
+        args.history,
+        pick_device(args.device),
+        args.negatives,
+        args.negative_images,
+        tuple(args.splits),
+        args.val_images,
+        args.image_candidate,
+    )
+    log.info("fine-tuned %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
+
+
+def add_commands(add: Callable[..., argparse.ArgumentParser], json_arg: Callable[[str], object]) -> None:
+    """Register the COCO commands on the main parser."""
+    sp = add("coco-items", cmd_coco_items, "COCO items: Karpathy images (read from the zips) and COCO captions")
+    sp.add_argument("--karpathy", required=True, help="caption_datasets.zip (dataset_coco.json)")
+    sp.add_argument("--captions", required=True, help="annotations_trainval2014.zip")
+    sp.add_argument("--images", nargs="+", type=_key_value, required=True, help="train2014=ZIP val2014=ZIP")
+    sp.add_argument("--out", required=True)
+
+    sp = add("coco-needed-items", cmd_needed_items, "the union of the COCO items the benchmarks need")
+    sp.add_argument("benches", nargs="+", help="each benchmark's items.parquet (kind, item_id)")
+    sp.add_argument("--items", required=True, help="data/coco/items")
+    sp.add_argument("--out", required=True)
+
+    sp = add("coco-caption-negatives", cmd_caption_negatives, "TROHN-Text negatives of one shard (LLM)")
+    sp.add_argument("--captions", required=True, help="data/coco/items/captions.parquet")
+    sp.add_argument("--splits", nargs="+", default=["train", "restval"])
+    sp.add_argument("--limit", type=int, default=0, help="first N captions only (0: all)")
+    sp.add_argument("--shard", type=int, required=True)
+    sp.add_argument("--shards", type=int, required=True)
+    sp.add_argument("--config", type=json_arg, required=True, help="params `coco.llm` as JSON")
+    sp.add_argument("--device", default="auto")
+    sp.add_argument("--out", required=True)
+
+    sp = add("coco-merge-negatives", cmd_merge_negatives, "merge the TROHN-Text shards; filter counts table")
+    sp.add_argument("shards", nargs="+")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--summary-csv", required=True)
+
+    sp = add("coco-image-negatives", cmd_image_negatives, "TROHN-Img images of one shard (SDXL-DPO)")
+    sp.add_argument("--negatives", required=True)
+    sp.add_argument("--sample", type=int, default=0, help="negative captions to draw (0: all kept)")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--shard", type=int, required=True)
+    sp.add_argument("--shards", type=int, required=True)
+    sp.add_argument("--config", type=json_arg, required=True, help="params `coco.sdxl` as JSON")
+    sp.add_argument("--device", default="auto")
+    sp.add_argument("--out-dir", required=True)
+
+    sp = add("coco-finetune", cmd_coco_finetune, "fine-tune a pretrained open_clip model on COCO (TROHN)")
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--spec", type=json_arg, required=True)
+    sp.add_argument("--train", type=json_arg, required=True)
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--negatives", default=None)
+    sp.add_argument("--negative-images", default=None, help="folder of the coco-image-negatives shards")
+    sp.add_argument("--splits", nargs="+", default=["train", "restval"])
+    sp.add_argument("--val-images", type=int, default=1000)
+    sp.add_argument("--image-candidate", default="random")
+    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--device", default="auto")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--history", required=True)
