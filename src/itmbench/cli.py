@@ -280,6 +280,14 @@ def cmd_index(args: argparse.Namespace) -> None:
     write_index(args.out, args.reports)
 
 
+def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
+    """Build one benchmark of the coco source from its released files and the COCO items."""
+    from itmbench.benchmarks.coco import build_coco_benchmark
+
+    released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
+    log.info("coco %s: %s; %s", args.name, {k: len(v) for k, v in released.tables.items()}, released.log)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(prog="itmbench", description=__doc__.splitlines()[0])
@@ -405,6 +413,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("score-predictions", predictions.run, "score predictions made elsewhere (the papers' released formats)")
     predictions.add_arguments(sp)
+
+    sp = add("build-coco-benchmark", cmd_build_coco_benchmark, "a benchmark of the coco source from its released files")
+    sp.add_argument("--name", required=True, help="bison, mcic, eccv, cxc, bivlc or retrieval")
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--items", required=True, help="the COCO items folder (itmbench coco-items)")
+    sp.add_argument("--config", type=_json_arg, default={}, help="params.yaml `coco_benchmarks.<name>` as JSON")
+    sp.add_argument("--out", required=True)
 
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)

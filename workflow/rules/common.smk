@@ -285,8 +285,8 @@ def get_coco_bench_files(wildcards):
 
 
 def get_coco_bench_params(wildcards):
-    """The benchmark's own `coco.benchmarks` settings (id offsets of added items...)."""
-    return json.dumps(config["coco"]["benchmarks"].get(wildcards.get("bench", "retrieval"), {}), sort_keys=True)
+    """The benchmark's own `coco_benchmarks` settings (id offsets of added items...)."""
+    return json.dumps(config["coco_benchmarks"][wildcards.get("bench", "retrieval")], sort_keys=True)
 
 
 def get_coco_bench_item_tables(wildcards):

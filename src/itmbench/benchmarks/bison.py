@@ -114,6 +114,10 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
     "stages": list(STAGE_COLUMNS),
     "items": list(ITEM_COLUMNS),
 }
+# Tables score_dual and summarize need; the others record the world's construction (absent when the
+# benchmark comes from the released files: the coco source).
+SCORING_TABLES = ("annotations", "items")
+CONSTRUCTION_TABLES = ("pairs", "stages")
 SCORE_COLUMNS = ["bison_id", "caption_id", "true_image_id", "false_image_id", "score_true", "score_false", "correct"]
 
 
@@ -473,9 +477,9 @@ def _items(annotations: pd.DataFrame) -> pd.DataFrame:
 
 def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
     """Write every table as <name>.parquet atomically; items.parquet last (it marks completion)."""
-    missing = [name for name in REQUIRED_COLUMNS if name not in tables]
+    missing = [name for name in SCORING_TABLES if name not in tables]
     if missing:
-        raise ValueError(f"bison.write: missing tables {missing}; expected {list(REQUIRED_COLUMNS)}")
+        raise ValueError(f"bison.write: missing tables {missing}; expected at least {list(SCORING_TABLES)}")
     out = Path(out_dir)
     for name in sorted(tables):
         if name != "items":
@@ -484,11 +488,13 @@ def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
-    """Read the tables written by `write`, checking that each has its required columns."""
+    """Read the tables written by `write`, checking their required columns (construction tables when present)."""
     d = Path(out_dir)
     tables: dict[str, pd.DataFrame] = {}
     for name, cols in REQUIRED_COLUMNS.items():
         path = d / f"{name}.parquet"
+        if name in CONSTRUCTION_TABLES and not path.exists():
+            continue  # construction tables exist only for a benchmark built in the world
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected the BISON table {name!r} (run the bison rule)")
         df = pd.read_parquet(path)

@@ -118,6 +118,11 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "stages": ("stage", "subset", "type", "subtype", "n"),
 }
+# Tables that only the world's construction has (absent when BiVLC comes from the released files:
+# the coco source, whose added items are written by itmbench.benchmarks.coco in the file layout).
+CONSTRUCTION_TABLES = ("edits", "candidates", "stages")
+WORLD_EXTRA_TABLES = ("extra_images", "extra_captions")
+WORLD_ONLY_COLUMNS = {"sugarcrepe": ("negative_structure", "edit", "chosen_candidate", "judged_ambiguous")}
 STAGES = ("edits_proposed", "edits_true_of_image", "sugarcrepe", "step3_chosen", "bivlc")
 EXTRA_DIR = "extra_items"
 GENERATOR_FIELDS = ("p_missing_object", "p_extra_object", "p_wrong_binding", "p_wrong_relation", "difficulty_sd")
@@ -487,11 +492,21 @@ def _items(sugarcrepe: pd.DataFrame, instances: pd.DataFrame) -> pd.DataFrame:
 def write(tables: Mapping[str, pd.DataFrame], out_dir: str | Path) -> None:
     """Write every table as parquet and the new items as `extra_items/`, atomically; items.parquet last."""
     out = Path(out_dir)
-    missing = [n for n in (*TABLES, "extra_images", "extra_captions", "items") if n not in tables]
+    missing = [n for n in (*TABLES, "items") if n not in tables and n not in CONSTRUCTION_TABLES]
+    if sum(n in tables for n in WORLD_EXTRA_TABLES) == 1:
+        missing += [n for n in WORLD_EXTRA_TABLES if n not in tables]
     if missing:
         raise ValueError(f"bivlc write to {out}: missing tables {missing}")
     for name in TABLES:
-        write_parquet(out / f"{name}.parquet", tables[name])
+        if name in tables:
+            write_parquet(out / f"{name}.parquet", tables[name])
+    if "extra_images" in tables:
+        _write_world_extra(tables, out)
+    write_parquet(out / "items.parquet", tables["items"][list(ITEM_COLUMNS)])
+
+
+def _write_world_extra(tables: Mapping[str, pd.DataFrame], out: Path) -> None:
+    """The world's added items as an items folder `extra_items/` (pixels in images.npy, scenes)."""
     extra = tables["extra_images"]
     side = int(extra["image_size"].iloc[0]) if len(extra) else 0
     pixels = np.zeros((len(extra), side, side, 3), dtype=np.uint8)
@@ -509,7 +524,6 @@ def write(tables: Mapping[str, pd.DataFrame], out_dir: str | Path) -> None:
     write_parquet(d / "scenes.parquet", extra[["image_id", "scene"]])
     write_parquet(d / "captions.parquet", tables["extra_captions"][list(EXTRA_CAPTION_COLUMNS)])
     write_parquet(d / "images.parquet", extra[["image_id", "split", "n_objects"]])
-    write_parquet(out / "items.parquet", tables["items"][list(ITEM_COLUMNS)])
 
 
 def _read_checked(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -523,12 +537,23 @@ def _read_checked(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
     return frame
 
 
+def _required_columns(name: str, columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns a table must have: its columns less the world-only ones."""
+    return tuple(c for c in columns if c not in WORLD_ONLY_COLUMNS.get(name, ()))
+
+
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Read and validate a folder written by `write` (extra images come back with their pixels)."""
     d = Path(out_dir)
-    tables = {name: _read_checked(d / f"{name}.parquet", cols) for name, cols in TABLES.items()}
+    tables = {
+        name: _read_checked(d / f"{name}.parquet", _required_columns(name, cols))
+        for name, cols in TABLES.items()
+        if name not in CONSTRUCTION_TABLES or (d / f"{name}.parquet").exists()
+    }
     tables["items"] = _read_checked(d / "items.parquet", ITEM_COLUMNS)
     e = d / EXTRA_DIR
+    if not (e / "scenes.parquet").exists() and not (e / "images.npy").exists():
+        return tables  # not the world's layout: added items are files (the coco source), read by ItemStore
     images = _read_checked(e / "images.parquet", ("image_id", "split", "n_objects"))
     scenes = _read_checked(e / "scenes.parquet", ("image_id", "scene"))
     if not (e / "images.npy").exists():
@@ -733,9 +758,17 @@ def _dot(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.
 
 
 def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
-    """One row per SugarCrepe instance: s(C0,I0), s(C1,I0), and for BiVLC members s(C0,I1), s(C1,I1) (else NaN)."""
+    """One row per SugarCrepe instance: s(C0,I0), s(C1,I0), and for BiVLC members s(C0,I1), s(C1,I1) (else NaN).
+
+    A BiVLC instance linked to a SugarCrepe row (sugarcrepe_id >= 0: the world, where BiVLC is built
+    from its own SugarCrepe) is scored on that row's items. An unlinked one (sugarcrepe_id = -1: the
+    released BiVLC, whose captions were reformatted and whose images come with the dataset) gets a
+    row of its own, with sugarcrepe_id -1, scored on its own items; it does not count in SugarCrepe.
+    """
     sc = tables["sugarcrepe"]
-    inst = tables["instances"].set_index("sugarcrepe_id")
+    all_inst = tables["instances"]
+    own = all_inst[all_inst["sugarcrepe_id"].to_numpy(np.int64) < 0]
+    inst = all_inst[all_inst["sugarcrepe_id"].to_numpy(np.int64) >= 0].set_index("sugarcrepe_id")
     image = sc["image_id"].to_numpy(np.int64)
     c0 = sc["caption_id"].to_numpy(np.int64)
     c1 = sc["negative_caption_id"].to_numpy(np.int64)
@@ -746,7 +779,7 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
     s11 = np.full(len(sc), np.nan)
     s01[member] = _dot(cache, c0[member], i1[member])
     s11[member] = _dot(cache, c1[member], i1[member])
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             "sugarcrepe_id": sc["id"].to_numpy(np.int64),
             "bivlc_id": sc["bivlc_id"].to_numpy(np.int64),
@@ -764,6 +797,29 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
             "s_c1_i1": s11,
         }
     )
+    if len(own) == 0:
+        return out
+    c0, c1 = own["caption_id"].to_numpy(np.int64), own["negative_caption_id"].to_numpy(np.int64)
+    i0, i1 = own["image"].to_numpy(np.int64), own["negative_image"].to_numpy(np.int64)
+    rows = pd.DataFrame(
+        {
+            "sugarcrepe_id": np.full(len(own), -1, dtype=np.int64),
+            "bivlc_id": own["id"].to_numpy(np.int64),
+            "in_bivlc": np.ones(len(own), dtype=bool),
+            "subset": (own["type"] + "_" + own["subtype"]).to_numpy(),
+            "type": own["type"].to_numpy(),
+            "subtype": own["subtype"].to_numpy(),
+            "image_id": i0,
+            "caption_id": c0,
+            "negative_caption_id": c1,
+            "negative_image_id": i1,
+            "s_c0_i0": _dot(cache, c0, i0),
+            "s_c1_i0": _dot(cache, c1, i0),
+            "s_c0_i1": _dot(cache, c0, i1),
+            "s_c1_i1": _dot(cache, c1, i1),
+        }
+    )
+    return pd.concat([out, rows], ignore_index=True)
 
 
 def _metric(correct: np.ndarray, confidence: float) -> dict[str, Any]:
@@ -775,9 +831,15 @@ def _metric(correct: np.ndarray, confidence: float) -> dict[str, Any]:
     return {"value": acc.percent, "lo": lo, "hi": hi, "n": acc.n}
 
 
+def _sugarcrepe_rows(scores: pd.DataFrame) -> pd.DataFrame:
+    """The rows that are SugarCrepe instances (not BiVLC instances scored on their own items)."""
+    return scores[scores["sugarcrepe_id"].to_numpy(np.int64) >= 0]
+
+
 def _group_metrics(scores: pd.DataFrame, confidence: float) -> dict[str, dict[str, Any]]:
     """SugarCrepe accuracy over all rows and the seven BiVLC scores over BiVLC rows."""
-    out = {"sugarcrepe": _metric((scores["s_c0_i0"] > scores["s_c1_i0"]).to_numpy(), confidence)}
+    sugarcrepe = _sugarcrepe_rows(scores)
+    out = {"sugarcrepe": _metric((sugarcrepe["s_c0_i0"] > sugarcrepe["s_c1_i0"]).to_numpy(), confidence)}
     b = scores[scores["in_bivlc"]]
     per = bivlc_scores(b["s_c0_i0"], b["s_c0_i1"], b["s_c1_i0"], b["s_c1_i1"])
     for name in BIVLC_SCORE_NAMES:
@@ -805,7 +867,7 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "by_type": by_type,
         "by_subtype": by_subtype,
         "chance": CHANCE_PERCENT,
-        "n_sugarcrepe": len(scores),
+        "n_sugarcrepe": len(_sugarcrepe_rows(scores)),
         "n_bivlc": len(b),
         "interval": f"Wilson {confidence:.0%}; i2t_minus_t2i: paired percentile bootstrap ({n_boot}, seed {seed})",
     }

@@ -824,6 +824,8 @@ def build(world: World, cfg: CxcConfig, **inputs: Any) -> dict[str, pd.DataFrame
     return tables
 
 
+# Tables only the world's construction has (absent when CxC comes from the released files).
+CONSTRUCTION_TABLES = ("stages",)
 REQUIRED_COLUMNS: dict[str, list[str]] = {
     **{t: list(pairs_schema(t)) for t in TASKS},
     "positives": list(POSITIVE_COLUMNS),

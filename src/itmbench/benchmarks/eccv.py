@@ -297,6 +297,12 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
     "items": list(ITEM_COLUMNS),
 }
 TABLE_ORDER = ("positives", "queries", "annotations", "pm_vectors", "pm_positives", "stages", "items")
+# Tables that only the world's construction has (absent when the benchmark comes from the released
+# files: the coco source), and the plausible-match tables, without which PMRP is skipped.
+CONSTRUCTION_TABLES = ("annotations", "stages")
+PM_TABLES = ("pm_vectors", "pm_positives")
+OPTIONAL_TABLES = CONSTRUCTION_TABLES + PM_TABLES
+PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
 
 
 # --- deterministic per-pair randomness ------------------------------------------------------------
@@ -872,12 +878,15 @@ def _pm_tables(data: SplitData, cfg: EccvConfig) -> tuple[pd.DataFrame, pd.DataF
 
 def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
     """Write every table as parquet, atomically; items.parquet last, since it marks the folder complete."""
-    missing = [t for t in TABLE_ORDER if t not in tables]
+    missing = [t for t in TABLE_ORDER if t not in tables and t not in OPTIONAL_TABLES]
     if missing:
         raise ValueError(f"eccv write: missing tables {missing}; expected {list(TABLE_ORDER)}")
+    if sum(t in tables for t in PM_TABLES) == 1:
+        raise ValueError(f"eccv write: expected both PM tables {list(PM_TABLES)} or neither")
     out = Path(out_dir)
     for name in TABLE_ORDER:
-        write_parquet(out / f"{name}.parquet", tables[name])
+        if name in tables:
+            write_parquet(out / f"{name}.parquet", tables[name])
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
@@ -886,6 +895,8 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     out = {}
     for name in TABLE_ORDER:
         path = d / f"{name}.parquet"
+        if name in OPTIONAL_TABLES and not path.exists():
+            continue  # construction and PM tables exist only where they were built or released
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected the ECCV Caption table {name!r} (run the eccv rule)")
         df = pd.read_parquet(path)
@@ -1021,8 +1032,8 @@ def score_dual(
     One row per (direction, query) over every item of the split: ranked_ids / ranked_scores (the
     top-K gallery ids and their dot products, best first), then per source s in eccv, original, cxc
     the positive count n_s and s_r{k} (hit in the top k), and for eccv also eccv_r_precision and
-    eccv_map_at_r; n_pm, pm_depth and pmrp. A value is NaN where the query has no positive of that
-    source (non-ECCV queries, or no CxC table).
+    eccv_map_at_r; n_pm, pm_depth and pmrp (only when the benchmark has its PM tables). A value is NaN
+    where the query has no positive of that source (non-ECCV queries, or no CxC table).
     """
     items, pos = tables["items"], tables["positives"]
     ids = {
@@ -1030,7 +1041,7 @@ def score_dual(
         "caption": items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64),
     }
     emb = {kind: cache.get(kind, v).to(torch.float32) for kind, v in ids.items()}
-    pm_vec = tables["pm_vectors"]
+    has_pm = all(t in tables for t in PM_TABLES)
     ks = tuple(int(k) for k in ks)
     frames = []
     for direction in DIRECTIONS:
@@ -1041,16 +1052,10 @@ def score_dual(
             s: _aligned_positives(pos[(pos["source"] == s) & (pos["direction"] == direction)], direction, q_ids)
             for s in SOURCES
         }
-        pm_pairs = tables["pm_positives"]
-        pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
-        pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
-        missing = [int(q) for q in q_ids if int(q) not in pv.index]
-        if missing:
-            raise ValueError(f"eccv pm_vectors: no {q_kind} rows for ids {missing[:5]}; expected one per item")
-        depth = pv.loc[q_ids, "pm_depth"].to_numpy(dtype=np.int64)
-        n_pm = np.array([len(p) for p in pm_pos], dtype=np.int64)
-        if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
-            raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
+        if has_pm:
+            pm_pos, n_pm, depth = _pm_depths(tables, direction, q_kind, q_ids)
+        else:
+            pm_pos, n_pm, depth = [], np.zeros(len(q_ids), dtype=np.int64), np.zeros(len(q_ids), dtype=np.int64)
         need = max(
             max(ks),
             int(depth.max(initial=0)),
@@ -1080,15 +1085,33 @@ def score_dual(
             if s == "eccv":
                 row["eccv_r_precision"] = r_precision_batch(ranked, p)
                 row["eccv_map_at_r"] = map_at_r_batch(ranked, p)
-        rel, _ = relevance_matrix(ranked, pm_pos)
-        cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
-        hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
-        row["n_pm"] = n_pm
-        row["pm_depth"] = depth
-        with np.errstate(invalid="ignore", divide="ignore"):
-            row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
+        if has_pm:
+            rel, _ = relevance_matrix(ranked, pm_pos)
+            cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
+            hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
+            row["n_pm"] = n_pm
+            row["pm_depth"] = depth
+            with np.errstate(invalid="ignore", divide="ignore"):
+                row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
         frames.append(pd.DataFrame(row))
     return pd.concat(frames, ignore_index=True)
+
+
+def _pm_depths(
+    tables: dict[str, pd.DataFrame], direction: str, q_kind: str, q_ids: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Each query's PM positives, PM count and capped PMRP depth, checked against pm_vectors."""
+    pm_pairs, pm_vec = tables["pm_positives"], tables["pm_vectors"]
+    pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
+    pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
+    missing = [int(q) for q in q_ids if int(q) not in pv.index]
+    if missing:
+        raise ValueError(f"eccv pm_vectors: no {q_kind} rows for ids {missing[:5]}; expected one per item")
+    depth = pv.loc[q_ids, "pm_depth"].to_numpy(dtype=np.int64)
+    n_pm = np.array([len(p) for p in pm_pos], dtype=np.int64)
+    if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
+        raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
+    return pm_pos, n_pm, depth
 
 
 def _metric_columns(scores: pd.DataFrame) -> list[str]:
@@ -1155,7 +1178,9 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         SHORT[d]: int(scores.loc[(scores["direction"] == d) & scores.get("eccv_query", False), "query_id"].size)
         for d in DIRECTIONS
     }
+    notes = {} if "pmrp" in scores.columns else {"notes": [PMRP_SKIPPED_NOTE]}
     return {
+        **notes,
         "metrics": metrics,
         "eccv_queries": n_queries,
         "interval": "percentile bootstrap over queries (directions resampled separately)",

@@ -120,6 +120,10 @@ TABLE_COLUMNS: dict[str, list[str]] = {
     "items": ["kind", "item_id"],
 }
 SCORE_COLUMNS = [f"score_{j}" for j in range(N_OPTIONS)]
+# Tables (and examples columns) that only the world's construction has: absent when the benchmark
+# comes from the released files (the coco source); score_dual and summarize never need them.
+CONSTRUCTION_TABLES = ("decoys", "construction")
+WORLD_ONLY_COLUMNS = ("world_split",)
 
 
 @dataclass(frozen=True)
@@ -535,7 +539,7 @@ def items_of(examples: pd.DataFrame) -> pd.DataFrame:
 
 def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
     """Write every table as <name>.parquet atomically; items.parquet last (it marks completion)."""
-    missing = [name for name in TABLE_COLUMNS if name not in tables]
+    missing = [name for name in TABLE_COLUMNS if name not in tables and name not in CONSTRUCTION_TABLES]
     if missing:
         raise ValueError(f"mcic write: missing tables {missing}; expected {sorted(TABLE_COLUMNS)}")
     out = Path(out_dir)
@@ -551,10 +555,12 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     tables: dict[str, pd.DataFrame] = {}
     for name, cols in TABLE_COLUMNS.items():
         path = d / f"{name}.parquet"
+        if name in CONSTRUCTION_TABLES and not path.exists():
+            continue  # construction tables exist only for a benchmark built in the world
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected the MCIC table {name!r} (run the mcic build rule)")
         df = pd.read_parquet(path)
-        absent = [c for c in cols if c not in df.columns]
+        absent = [c for c in cols if c not in df.columns and c not in WORLD_ONLY_COLUMNS]
         if absent:
             raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
         tables[name] = df

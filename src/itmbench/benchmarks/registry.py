@@ -75,6 +75,12 @@ class BenchmarkEntry:
 
     def audit(self, world: World, tables: Tables, section: dict[str, Any], world_cfg: WorldConfig) -> pd.DataFrame:
         """The audit only the world allows: how far the benchmark is from the complete truth."""
+        missing = [t for t in getattr(self.module, "CONSTRUCTION_TABLES", ()) if t not in tables]
+        if missing:
+            raise ValueError(
+                f"benchmark {self.name}: the audit needs the construction tables {missing}; "
+                "expected a benchmark built in the world (one from the released files has none)"
+            )
         kwargs = {} if self.build_kwargs is _no_kwargs else {"world_cfg": world_cfg}
         return self.module.audit(world, tables, self.config(section, world_cfg), **kwargs)
 

@@ -1,0 +1,63 @@
+"""The COCO source's DAG, planned without the data: every job a real `itmbench` command, the counts by rule."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+import yaml
+from workflow_helpers import REPO, copy_workflow, snakemake
+
+from itmbench.cli import build_parser
+
+
+def plan(tmp_path, override=None):
+    d = copy_workflow(tmp_path)
+    over = {"source": "coco", **(override or {})}
+    res = snakemake(d, "-n", "-p", override=over)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = res.stdout + res.stderr
+    rules = Counter(re.findall(r"^(?:local)?rule (\w+):$", out, flags=re.M))
+    commands = re.findall(r"^(?:Shell command: )?\s*(itmbench .*)$", out, flags=re.M)
+    return rules, commands
+
+
+@pytest.mark.slow
+def test_the_coco_dag_is_complete_and_every_command_is_real(tmp_path) -> None:
+    params = yaml.safe_load((REPO / "params.yaml").read_text())["coco"]
+    rules, commands = plan(tmp_path)
+    models = params["models"]
+    tuned = [m for m, s in models.items() if s.get("trainer")]
+    assert rules["coco_items"] == 1 and rules["coco_retrieval"] == 1
+    assert rules["coco_benchmark"] == 5  # BISON, MCIC, ECCV, CxC, BiVLC from their released files
+    assert rules["coco_caption_negatives"] == params["llm_shards"]
+    assert rules["coco_image_negatives"] == params["sdxl_shards"]
+    assert rules["coco_finetune"] == len(tuned) == 3
+    assert rules["embed"] == len(models)  # each COCO item once per model
+    assert rules["embed_added"] == len(models) * len(params["adds_items"])
+    assert rules["score_benchmark"] == rules["metrics_benchmark"] == 5 * len(models)
+    assert rules["score_retrieval"] == len(models)
+    # the registry's COCO files and the released benchmark files, each fetched once
+    assert rules["fetch_released"] >= 4 + 1 + 2 + 7 + 6 + 2
+    assert rules["train"] == 0 and rules["world"] == 0  # nothing of the world
+    # no placeholder: every job's command is an itmbench subcommand that exists
+    known = set(build_parser()._subparsers._group_actions[0].choices)
+    used = Counter(c.split()[1] for c in commands)
+    assert set(used) <= known, set(used) - known
+    assert {
+        "coco-items",
+        "build-coco-benchmark",
+        "coco-caption-negatives",
+        "coco-image-negatives",
+        "coco-finetune",
+        "embed",
+        "score-benchmark",
+        "notebook",
+    } <= set(used)
+
+
+@pytest.mark.slow
+def test_fewer_shards_plan_fewer_generation_jobs(tmp_path) -> None:
+    rules, _ = plan(tmp_path, {"coco": {"llm_shards": 3, "sdxl_shards": 2}})
+    assert rules["coco_caption_negatives"] == 3 and rules["coco_image_negatives"] == 2
