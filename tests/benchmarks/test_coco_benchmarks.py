@@ -508,3 +508,22 @@ def test_registry_configs_and_the_params_section():
         cfg = coco.coco_benchmark(name).config(section)
         defaults = {k: v["default"] for k, v in schema["properties"][name].get("properties", {}).items()}
         assert {k: list(v) if isinstance(v, tuple) else v for k, v in vars(cfg).items()} == defaults
+
+
+def test_each_build_reads_exactly_its_declared_released_files(raw_dir, items, monkeypatch):
+    """The DAG gives a build only the files its entry declares: reading any other would race its fetch."""
+    read: list[str] = []
+    original = coco._raw
+
+    def recording(key, raw):
+        read.append(key)
+        return original(key, raw)
+
+    monkeypatch.setattr(coco, "_raw", recording)
+    for name in ("retrieval", "eccv", "cxc", "mcic"):
+        read.clear()
+        entry = coco.coco_benchmark(name)
+        entry.from_released(raw_dir, items, entry.config({}))
+        assert set(read) == set(entry.released_keys), name
+    declared = set(load_registry())
+    assert all(set(e.released_keys) <= declared for e in coco.COCO_BENCHMARKS.values())

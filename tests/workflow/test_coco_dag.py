@@ -19,6 +19,7 @@ def plan(tmp_path, override=None):
     assert res.returncode == 0, res.stderr[-3000:]
     out = res.stdout + res.stderr
     rules = Counter(re.findall(r"^(?:local)?rule (\w+):$", out, flags=re.M))
+    rules["__total__"] = int(re.search(r"^total\s+(\d+)$", out, flags=re.M).group(1))
     commands = re.findall(r"^(?:Shell command: )?\s*(itmbench .*)$", out, flags=re.M)
     return rules, commands
 
@@ -41,6 +42,10 @@ def test_the_coco_dag_is_complete_and_every_command_is_real(tmp_path) -> None:
     # the registry's COCO files and the released benchmark files, each fetched once
     assert rules["fetch_released"] >= 4 + 1 + 2 + 7 + 6 + 2
     assert rules["train"] == 0 and rules["world"] == 0  # nothing of the world
+    # the README's job counts are this plan's
+    readme = (REPO / "README.md").read_text()
+    assert f"The dry run plans {rules['__total__']} jobs" in readme
+    assert f"| fetch_released | {rules['fetch_released']} |" in readme
     # no placeholder: every job's command is an itmbench subcommand that exists
     known = set(build_parser()._subparsers._group_actions[0].choices)
     used = Counter(c.split()[1] for c in commands)

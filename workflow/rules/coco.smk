@@ -41,6 +41,7 @@ rule coco_items:
 
 rule coco_retrieval:
     input:
+        released=get_coco_bench_files,
         images=rules.coco_items.output.images,
         captions=rules.coco_items.output.captions,
     output:

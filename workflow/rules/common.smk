@@ -5,6 +5,7 @@ import os
 
 from snakemake.utils import validate
 
+from itmbench.benchmarks.coco import COCO_BENCHMARKS
 from itmbench.benchmarks.registry import BENCHMARKS
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
@@ -257,31 +258,15 @@ def get_model_kinds():
 
 # --- the coco source --------------------------------------------------------------------------------
 
-# The released files each COCO benchmark is built from (keys of src/itmbench/sources/released.yaml).
-COCO_BENCH_FILES = {
-    "bison": ["bison_annotations"],
-    "mcic": ["mcic_dev", "mcic_test"],
-    "eccv": [
-        "eccv_coco_test_ids",
-        "eccv_eccv_image_to_caption",
-        "eccv_eccv_caption_to_image",
-        "eccv_cxc_image_to_caption",
-        "eccv_cxc_caption_to_image",
-        "eccv_original_image_to_caption",
-        "eccv_original_caption_to_image",
-    ],
-    "cxc": ["cxc_sts_val", "cxc_sts_test", "cxc_sis_val", "cxc_sis_test", "cxc_sits_val", "cxc_sits_test"],
-    "bivlc": ["bivlc_hf_test_0", "bivlc_hf_test_1"],
-}
-
-
 def raw_file(key):
     """Where the data registry puts a released file (data/raw/<host>/<url path>)."""
     return str(raw_path(key, RAW))
 
 
 def get_coco_bench_files(wildcards):
-    return [raw_file(key) for key in COCO_BENCH_FILES[wildcards.bench]]
+    """The released files a COCO benchmark's build reads (declared by its entry in benchmarks/coco.py)."""
+    name = wildcards.get("bench", "retrieval")
+    return [raw_file(key) for key in COCO_BENCHMARKS[name].released_keys]
 
 
 def get_coco_bench_params(wildcards):

@@ -77,6 +77,10 @@ CAPTION_COLUMNS = ("caption_id", "sentid", "image_id", "split", "text")
 KARPATHY_SPLITS = ("train", "restval", "val", "test")
 GALLERY_CAPTIONS = ("coco_test_ids", "split")
 BIVLC_HF_KEYS = ("bivlc_hf_test_0", "bivlc_hf_test_1")
+ECCV_KEYS = (
+    "eccv_coco_test_ids",
+    *(f"eccv_{s}_{d}" for s in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")),
+)
 Tables = dict[str, pd.DataFrame]
 Record = Callable[[int], str]
 
@@ -703,6 +707,7 @@ class CocoBenchmark:
     config_class: type
     from_released: Callable[[str | Path, CocoItems, Any], Released]
     write: Callable[[Tables, str | Path], None]
+    released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build)
 
     def config(self, section: Mapping[str, Any]) -> Any:
         """The typed config of a params section (unknown keys named)."""
@@ -710,12 +715,22 @@ class CocoBenchmark:
 
 
 COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
-    "bison": CocoBenchmark("bison", NoConfig, bison_from_released, _write_module("bison")),
-    "mcic": CocoBenchmark("mcic", McicCocoConfig, mcic_from_released, _write_module("mcic")),
-    "eccv": CocoBenchmark("eccv", NoConfig, eccv_from_released, _write_module("eccv")),
-    "cxc": CocoBenchmark("cxc", CxcCocoConfig, cxc_from_released, _write_module("cxc")),
-    "bivlc": CocoBenchmark("bivlc", BivlcCocoConfig, bivlc_from_released, _write_module("bivlc")),
-    "retrieval": CocoBenchmark("retrieval", RetrievalCocoConfig, retrieval_from_released, _write_retrieval),
+    "bison": CocoBenchmark("bison", NoConfig, bison_from_released, _write_module("bison"), ("bison_annotations",)),
+    "mcic": CocoBenchmark("mcic", McicCocoConfig, mcic_from_released, _write_module("mcic"), ("mcic_dev", "mcic_test")),
+    "eccv": CocoBenchmark("eccv", NoConfig, eccv_from_released, _write_module("eccv"), ECCV_KEYS),
+    "cxc": CocoBenchmark(
+        "cxc",
+        CxcCocoConfig,
+        cxc_from_released,
+        _write_module("cxc"),
+        ("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
+    ),
+    "bivlc": CocoBenchmark(
+        "bivlc", BivlcCocoConfig, bivlc_from_released, _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
+    ),
+    "retrieval": CocoBenchmark(
+        "retrieval", RetrievalCocoConfig, retrieval_from_released, _write_retrieval, ("eccv_coco_test_ids",)
+    ),
 }
 
 
