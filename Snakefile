@@ -14,6 +14,7 @@ include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/papers.smk"
 include: "workflow/rules/released.smk"
 
 

@@ -102,6 +102,9 @@ rule report_benchmark:
         table=rules.table_benchmark.output.csv,
         audit=rules.audit_benchmark.output.csv,
         metrics=get_bench_metrics,
+        paper_tables=get_bench_world_tables,
+        figures=get_bench_world_figures,
+        claims=get_bench_claims,
     output:
         "reports/world/{bench}.html",
     params:
