@@ -107,9 +107,7 @@ def compare(
     has_pub = merged["published"].notna()
     has_value = merged["value"].notna()
     column_decimals = pub.groupby(["table", "column"])["decimals"].max()
-    fallback = [
-        int(column_decimals.get((t, c), default_decimals)) for t, c in zip(merged["table"], merged["column"])
-    ]
+    fallback = [int(column_decimals.get((t, c), default_decimals)) for t, c in zip(merged["table"], merged["column"])]
     decimals = merged["decimals"].where(has_pub, pd.Series(fallback, index=merged.index)).astype("int64")
     rounded = [round_printed(v, d) if not math.isnan(v) else math.nan for v, d in zip(merged["value"], decimals)]
     difference = [
@@ -142,12 +140,15 @@ def _with_unregenerated(merged: pd.DataFrame, pub: pd.DataFrame, tables: Iterabl
     group_rank = {g: i for i, g in enumerate(groups)}
     keys: list[tuple[int, int, int]] = []
     row_rank: dict[tuple[str, str], dict[str, int]] = {}
+    column_rank: dict[tuple[str, str], dict[str, int]] = {}
     for g in groups:
         part_pub = pub[(pub["table"] == g[0]) & (pub["block"] == g[1])]
         part = full[(full["table"] == g[0]) & (full["block"] == g[1])]
         row_rank[g] = {r: i for i, r in enumerate(dict.fromkeys([*part_pub["row"], *part["row"]]))}
-    for t, b, r in zip(full["table"], full["block"], full["row"]):
-        keys.append((group_rank[t, b], row_rank[t, b][r], 0))
+        printed = _printed_column_order([list(c["column"]) for _, c in part_pub.groupby("row", sort=False)])
+        column_rank[g] = {c: i for i, c in enumerate(dict.fromkeys([*printed, *part["column"]]))}
+    for t, b, r, c in zip(full["table"], full["block"], full["row"], full["column"]):
+        keys.append((group_rank[t, b], row_rank[t, b][r], column_rank[t, b][c]))
     order = sorted(range(len(full)), key=lambda i: (keys[i], i))
     return full.iloc[order].reset_index(drop=True)
 

@@ -427,9 +427,7 @@ def world_comparison(
 ) -> pd.DataFrame:
     """The world's cells beside every printed cell of the paper's `WORLD_TABLES` (statuses compared / not_*)."""
     long = world_long(paper, metrics, rows, kinds, options)
-    return compare(
-        long, paper, expect_equal=False, keep_unregenerated=True, tables=tuple(WORLD_TABLES[paper].values())
-    )
+    return compare(long, paper, expect_equal=False, keep_unregenerated=True, tables=tuple(WORLD_TABLES[paper].values()))
 
 
 def table_caption(paper: str, table: str, metrics: WorldMetrics, kinds: Mapping[str, str] | None = None) -> str:
