@@ -24,6 +24,7 @@ else:
 
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/papers.smk"
 include: "workflow/rules/released.smk"
 
 

@@ -246,8 +246,28 @@ def cmd_claims(args: argparse.Namespace) -> None:
     from itmbench.papers.claims import claims_table, load_world_results, write_claims_table
 
     table = claims_table(load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source))
-    write_claims_table(table, Path(args.out_csv).with_suffix(""), f"Claims checked on the {args.source} results")
+    title = f"Claims checked on the {args.source} results"
+    if args.paper:
+        table = table[table["paper"] == args.paper].reset_index(drop=True)
+        title = f"{args.paper}: claims checked on the {args.source} results"
+    write_claims_table(table, Path(args.out_csv).with_suffix(""), title)
     log.info("claims: %s", table["holds"].astype(str).value_counts().to_dict())
+
+
+def cmd_world_paper_tables(args: argparse.Namespace) -> None:
+    """One paper's tables in its own layout, filled from the world's metrics, beside the published numbers."""
+    from itmbench.papers.world import write_world_paper_tables
+
+    paths = write_world_paper_tables(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.options)
+    log.info("%s: %d world table files -> %s", args.paper, len(paths), args.out_dir)
+
+
+def cmd_world_paper_figures(args: argparse.Namespace) -> None:
+    """One paper's figures drawn from the world's metrics (PNG and PDF, byte-deterministic)."""
+    from itmbench.papers.world_figures import write_world_paper_figures
+
+    paths = write_world_paper_figures(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.dpi)
+    log.info("%s: %d world figure files -> %s", args.paper, len(paths), args.out_dir)
 
 
 def cmd_share(args: argparse.Namespace) -> None:
@@ -398,6 +418,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--source", default="world")
     sp.add_argument("--kinds", type=_json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
     sp.add_argument("--out-csv", required=True)
+    sp.add_argument("--paper", default=None, help="only this paper's claims")
+
+    for name, func, help_ in (
+        ("world-paper-tables", cmd_world_paper_tables, "a paper's tables in its layout, from the world, vs published"),
+        ("world-paper-figures", cmd_world_paper_figures, "a paper's figures from the world's metrics"),
+    ):
+        sp = add(name, func, help_)
+        sp.add_argument("metrics", nargs="+", help="metrics files <benchmark>/<model>.json")
+        sp.add_argument("--paper", required=True, choices=["bison", "mcic", "eccv", "bivlc", "cxc"])
+        sp.add_argument("--rows", type=_json_arg, default={}, help='world model -> printed row: {"clip": "CLIP_COCO"}')
+        sp.add_argument("--kinds", type=_json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
+        sp.add_argument("--out-dir", required=True)
+    sub.choices["world-paper-tables"].add_argument("--options", type=_json_arg, default={}, help="report options")
+    sub.choices["world-paper-figures"].add_argument("--dpi", type=int, default=150)
 
     sp = add("share", cmd_share, "dvc add + push the expensive outputs, with their modification times")
     sp.add_argument("--source", default="world")

@@ -31,6 +31,47 @@ def test_dag_builds_the_reports(run_dir):
         assert (run_dir / f"results/world/tables/retrieval/retrieval.{ext}").stat().st_size > 0
 
 
+WORLD_PAPER_FILES = {
+    "bison": (["table1", "table3"], ["accuracy"]),
+    "mcic": (["table3"], ["accuracy"]),
+    "eccv": (["table4", "table5"], ["ranking"]),
+    "bivlc": (["table2", "table3", "table4"], ["scores"]),
+    "cxc": (["table2", "table3", "table4", "table5"], ["recall"]),
+}
+
+
+@pytest.mark.slow
+def test_dag_builds_each_papers_world_tables_figures_and_report(run_dir):
+    for paper, (tables, figures) in WORLD_PAPER_FILES.items():
+        for stem in tables:
+            for ext in ("csv", "md", "tex"):
+                assert (run_dir / f"results/world/tables/{paper}/{stem}.{ext}").stat().st_size > 0, (paper, stem)
+        for stem in figures:
+            assert (run_dir / f"results/world/figures/{paper}/{stem}.png").read_bytes()[:4] == b"\x89PNG"
+            assert (run_dir / f"results/world/figures/{paper}/{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+        html = (run_dir / f"reports/world/{paper}.html").read_text()
+        assert "filled from the world, beside the published numbers" in html, paper
+        assert html.count("data:image/png;base64") >= len(figures), paper
+        assert "claims checked on the world results" in html, paper
+    table2 = pd.read_csv(run_dir / "results/world/tables/bivlc/table2.csv")
+    mapped = table2[(table2["row"] == "CLIP_COCO") & (table2["column"] == "I2T")].iloc[0]
+    assert mapped["model"] == "clip" and mapped["status"] == "compared" and mapped["published"] == 82.75
+    assert (table2["status"] == "not_regenerated").any()  # printed models the world has no counterpart for
+
+
+@pytest.mark.slow
+def test_snakemake_report_includes_the_paper_tables_and_figures(run_dir):
+    import zipfile
+
+    res = snakemake(run_dir, "--report", "report.zip")
+    assert res.returncode == 0, res.stderr[-3000:]
+    with zipfile.ZipFile(run_dir / "report.zip") as archive:
+        names = archive.namelist()
+    assert any(n.endswith("report.html") for n in names)
+    assert sum(n.endswith(".png") for n in names) == len(WORLD_PAPER_FILES)
+    assert sum(n.endswith("table5.csv") for n in names) == 2  # ECCV's and CxC's
+
+
 @pytest.mark.slow
 def test_trained_model_beats_random_by_a_clear_margin(run_dir):
     table = pd.read_csv(run_dir / "results/world/tables/retrieval/retrieval.csv")
@@ -83,16 +124,24 @@ SCORING_RULES = {
     "table_benchmark",
     "report_benchmark",
     "claims",
+    "claims_paper",
     "index",
     "all",
 }
+WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic")
 
 
 @pytest.mark.slow
 def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
     jobs = planned_jobs(run_dir, override={"bivlc": {"p_extra_object": 0.25}})
     rules = {rule for rule, _ in jobs}
-    assert rules == SCORING_RULES | {"build_benchmark", "audit_benchmark", "embed_added"}, rules
+    assert rules == SCORING_RULES | {
+        "build_benchmark",
+        "audit_benchmark",
+        "embed_added",
+        "world_tables_bivlc",
+        "world_figures_bivlc",
+    }, rules
     for rule, wildcards in jobs:
         assert "cxc" not in wildcards, (rule, wildcards)
         if "bench=" in wildcards or "added=" in wildcards:
@@ -112,9 +161,10 @@ def test_a_score_parameter_reruns_only_metrics_tables_and_reports(run_dir):
         "report_benchmark",
         "report_retrieval",
         "claims",
+        "claims_paper",
         "index",
         "all",
-    }, rules
+    } | {f"world_{kind}_{paper}" for kind in ("tables", "figures") for paper in WORLD_PAPERS}, rules
 
 
 @pytest.mark.slow

@@ -102,6 +102,9 @@ rule report_benchmark:
         table=rules.table_benchmark.output.csv,
         audit=get_bench_audit,
         metrics=get_bench_metrics,
+        paper_tables=get_bench_world_tables,
+        figures=get_bench_world_figures,
+        claims=get_bench_claims,
     output:
         f"reports/{SOURCE}/{{bench}}.html",
     params:

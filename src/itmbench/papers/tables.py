@@ -20,20 +20,30 @@ adds:
 `write_comparison` writes the compared table as CSV (every column, exact), Markdown and LaTeX, one
 sub-table per (table, block); each cell reads ``regenerated (lo–hi) | published | difference`` and a
 differing cell is marked with ⚠ (Markdown) or (!) (LaTeX).
+
+Numbers regenerated elsewhere than on the paper's data (the world) are not expected to equal the
+printed ones: `compare(..., expect_equal=False)` marks a cell with both numbers ``compared`` (never
+flagged), and `compare(..., keep_unregenerated=True)` keeps every printed cell of the compared
+(table, block)s that nothing regenerated, as ``not_regenerated`` (shown ``– | published | –``), so a
+table is laid out as printed, with nothing silently dropped. An optional ``model`` column (the
+regenerated model that fills a printed row) is carried through and shown beside the row name.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from itmbench.io import write_text
-from itmbench.papers.published import KEY, load_published
+from itmbench.papers.published import KEY, _printed_column_order, load_published
 
 STATUSES: tuple[str, ...] = ("match", "differs", "not_published")
+# statuses of a comparison that does not expect equality (`compare(..., expect_equal=False, keep_unregenerated=True)`)
+EXTRA_STATUSES: tuple[str, ...] = ("compared", "not_regenerated")
 REQUIRED: tuple[str, ...] = ("table", "row", "column", "value")
 FLAG_MD = "⚠"
 FLAG_TEX = "(!)"
@@ -75,33 +85,91 @@ def compare(
     paper: str,
     published: pd.DataFrame | None = None,
     default_decimals: int = 2,
+    expect_equal: bool = True,
+    keep_unregenerated: bool = False,
+    tables: Iterable[str] | None = None,
 ) -> pd.DataFrame:
-    """Join regenerated cells to the published ones and mark each match / differs / not_published."""
+    """Join regenerated cells to the published ones and mark each match / differs / not_published.
+
+    With expect_equal=False a cell with both numbers is ``compared`` instead of match/differs. With
+    keep_unregenerated=True every printed cell of the (table, block)s regenerated (or of every block
+    of `tables`) that has no regenerated value is kept as ``not_regenerated``, rows and columns in
+    printed order, regenerated rows the paper does not print after them. A cell the paper does not
+    print takes the printed decimals of its (table, column) where there are some, else
+    `default_decimals`.
+    """
     frame = _normalise(regenerated)
     pub = load_published(paper) if published is None else published
     pub = pub[[*KEY, "value", "decimals", "note"]].rename(columns={"value": "published"})
     merged = frame.merge(pub, on=list(KEY), how="left", validate="one_to_one")
+    if keep_unregenerated:
+        merged = _with_unregenerated(merged, pub, tables)
     has_pub = merged["published"].notna()
-    decimals = merged["decimals"].where(has_pub, default_decimals).astype("int64")
-    rounded = [round_printed(v, d) for v, d in zip(merged["value"], decimals)]
+    has_value = merged["value"].notna()
+    column_decimals = pub.groupby(["table", "column"])["decimals"].max()
+    fallback = [int(column_decimals.get((t, c), default_decimals)) for t, c in zip(merged["table"], merged["column"])]
+    decimals = merged["decimals"].where(has_pub, pd.Series(fallback, index=merged.index)).astype("int64")
+    rounded = [round_printed(v, d) if not math.isnan(v) else math.nan for v, d in zip(merged["value"], decimals)]
     difference = [
-        round_printed(r - p, d) if not math.isnan(p) else math.nan
+        round_printed(r - p, d) if not (math.isnan(p) or math.isnan(r)) else math.nan
         for r, p, d in zip(rounded, merged["published"].astype(float), decimals)
     ]
-    status = np.where(~has_pub, "not_published", np.where(np.asarray(difference) == 0, "match", "differs"))
+    both = np.where(np.asarray(difference) == 0, "match", "differs") if expect_equal else "compared"
+    status = np.where(~has_pub, "not_published", np.where(~has_value, "not_regenerated", both))
     merged["decimals"] = decimals
     merged["regenerated"] = rounded
     merged["difference"] = [0.0 if d == 0 else d for d in difference]  # no '-0.0'
     merged["status"] = status
     merged["note"] = merged["note"].fillna("").astype(str)
     first = [*KEY, "value", "lo", "hi", "regenerated", "published", "difference", "decimals", "status", "note"]
-    return merged[first + [c for c in merged.columns if c not in first]]
+    return merged[first + [c for c in merged.columns if c not in first]].reset_index(drop=True)
+
+
+def _with_unregenerated(merged: pd.DataFrame, pub: pd.DataFrame, tables: Iterable[str] | None) -> pd.DataFrame:
+    """Add the printed cells of the compared (table, block)s that nothing regenerated; order as printed."""
+    groups = list(dict.fromkeys(zip(merged["table"], merged["block"])))
+    if tables is not None:
+        wanted = list(tables)
+        printed = pub[pub["table"].isin(wanted)]
+        groups += [g for g in dict.fromkeys(zip(printed["table"], printed["block"])) if g not in groups]
+        groups.sort(key=lambda g: wanted.index(g[0]) if g[0] in wanted else len(wanted))
+    in_groups = pub.set_index(["table", "block"]).index.isin(groups)
+    missing = pub[in_groups].merge(merged[list(KEY)], on=list(KEY), how="left", indicator=True)
+    missing = missing[missing["_merge"] == "left_only"].drop(columns="_merge")
+    full = pd.concat([merged, missing], ignore_index=True)
+    group_rank = {g: i for i, g in enumerate(groups)}
+    keys: list[tuple[int, int, int]] = []
+    row_rank: dict[tuple[str, str], dict[str, int]] = {}
+    column_rank: dict[tuple[str, str], dict[str, int]] = {}
+    for g in groups:
+        part_pub = pub[(pub["table"] == g[0]) & (pub["block"] == g[1])]
+        part = full[(full["table"] == g[0]) & (full["block"] == g[1])]
+        row_rank[g] = {r: i for i, r in enumerate(dict.fromkeys([*part_pub["row"], *part["row"]]))}
+        printed = _printed_column_order([list(c["column"]) for _, c in part_pub.groupby("row", sort=False)])
+        column_rank[g] = {c: i for i, c in enumerate(dict.fromkeys([*printed, *part["column"]]))}
+    for t, b, r, c in zip(full["table"], full["block"], full["row"], full["column"]):
+        keys.append((group_rank[t, b], row_rank[t, b][r], column_rank[t, b][c]))
+    order = sorted(range(len(full)), key=lambda i: (keys[i], i))
+    return full.iloc[order].reset_index(drop=True)
 
 
 def status_counts(compared: pd.DataFrame) -> dict[str, int]:
-    """How many cells match, differ and are not published (every status present, 0 where none)."""
+    """How many cells match, differ and are not published (0 where none), plus compared / not_regenerated if any."""
     counts = compared["status"].value_counts()
-    return {s: int(counts.get(s, 0)) for s in STATUSES}
+    out = {s: int(counts.get(s, 0)) for s in STATUSES}
+    out.update({s: int(counts[s]) for s in EXTRA_STATUSES if counts.get(s, 0)})
+    return out
+
+
+def _counts_text(compared: pd.DataFrame, flag: str) -> str:
+    """'N match, N differ (flag), N not published[, N compared, N not regenerated]'."""
+    counts = status_counts(compared)
+    text = f"{counts['match']} match, {counts['differs']} differ ({flag}), {counts['not_published']} not published"
+    if "compared" in counts:
+        text += f", {counts['compared']} compared"
+    if "not_regenerated" in counts:
+        text += f", {counts['not_regenerated']} printed but not regenerated (–)"
+    return text
 
 
 def differing_cells(compared: pd.DataFrame) -> list[str]:
@@ -116,6 +184,8 @@ def differing_cells(compared: pd.DataFrame) -> list[str]:
 def comparison_cell(record: pd.Series, separator: str = " | ", flag: str = FLAG_MD) -> str:
     """'regenerated (lo–hi) | published | difference', flagged when the cell differs from the paper."""
     d = int(record["decimals"])
+    if record["status"] == "not_regenerated":
+        return f"–{separator}{record['published']:.{d}f}{separator}–"
     text = f"{record['regenerated']:.{d}f}"
     if not (pd.isna(record["lo"]) or pd.isna(record["hi"])):
         text += f" ({record['lo']:.{d}f}–{record['hi']:.{d}f})"
@@ -132,17 +202,33 @@ def comparison_wide(
     out: dict[tuple[str, str], pd.DataFrame] = {}
     for (table, block), part in compared.groupby(["table", "block"], sort=False):
         rows = list(dict.fromkeys(part["row"]))
-        columns = list(dict.fromkeys(part["column"]))
+        columns = _printed_column_order([list(cells["column"]) for _, cells in part.groupby("row", sort=False)])
+        if set(columns) == set(rows):  # a square matrix (ECCV Table 5): columns in the rows' order
+            columns = list(rows)
         cells = {(r["row"], r["column"]): comparison_cell(r, separator, flag) for _, r in part.iterrows()}
+        labels = _row_labels(part)
         out[str(table), str(block)] = pd.DataFrame(
-            [[cells.get((r, c), "") for c in columns] for r in rows], index=rows, columns=columns
+            [[cells.get((r, c), "") for c in columns] for r in rows], index=[labels[r] for r in rows], columns=columns
         )
     return out
+
+
+def _row_labels(part: pd.DataFrame) -> dict[str, str]:
+    """Row name as shown: with '← model' where a regenerated model (column `model`) fills a printed row."""
+    labels = {str(r): str(r) for r in part["row"]}
+    if "model" not in part.columns:
+        return labels
+    for row, model, status in zip(part["row"], part["model"], part["status"]):
+        if isinstance(model, str) and model and status != "not_regenerated":
+            labels[str(row)] = f"{row} ← {model}" if model != row else str(row)
+    return labels
 
 
 def _tex_escape(text: str) -> str:
     """Escape the LaTeX specials that table labels and cells contain."""
     for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"), ("–", "--")):
+        text = text.replace(a, b)
+    for a, b in (("←", r"$\leftarrow$"), ("→", r"$\rightarrow$"), ("±", r"$\pm$")):
         text = text.replace(a, b)
     return text
 
@@ -151,15 +237,12 @@ def _group_title(table: str, block: str) -> str:
     return f"{table} — {block}" if block else table
 
 
-def comparison_markdown(compared: pd.DataFrame, title: str, row_header: str = "model") -> str:
-    """Markdown: a title, the status counts, then one table per (table, block); '|' inside cells escaped."""
-    counts = status_counts(compared)
-    lines = [
-        f"**{title}**",
-        "",
-        "Cells: regenerated (interval) | published | difference. "
-        f"{counts['match']} match, {counts['differs']} differ ({FLAG_MD}), {counts['not_published']} not published.",
-    ]
+def comparison_markdown(compared: pd.DataFrame, title: str, row_header: str = "model", caption: str = "") -> str:
+    """Markdown: a title, the caption, the status counts, then one table per (table, block); '|' in cells escaped."""
+    lines = [f"**{title}**", ""]
+    if caption:
+        lines += [caption, ""]
+    lines.append(f"Cells: regenerated (interval) | published | difference. {_counts_text(compared, FLAG_MD)}.")
     for (table, block), wide in comparison_wide(compared, separator=" \\| ", flag=FLAG_MD).items():
         header = [row_header, *wide.columns]
         lines += ["", f"*{_group_title(table, block)}*", ""]
@@ -168,12 +251,14 @@ def comparison_markdown(compared: pd.DataFrame, title: str, row_header: str = "m
     return "\n".join(lines) + "\n"
 
 
-def comparison_latex(compared: pd.DataFrame, title: str, label: str, row_header: str = "model") -> str:
+def comparison_latex(
+    compared: pd.DataFrame, title: str, label: str, row_header: str = "model", caption: str = ""
+) -> str:
     """LaTeX (booktabs): one tabular per (table, block) in one table float; differing cells marked (!)."""
-    counts = status_counts(compared)
+    extra = f" {caption}" if caption else ""
     caption = (
-        f"{title}. Cells: regenerated (interval) / published / difference; {counts['match']} match, "
-        f"{counts['differs']} differ (marked {FLAG_TEX}), {counts['not_published']} not published."
+        f"{title}.{extra} Cells: regenerated (interval) / published / difference; "
+        f"{_counts_text(compared, 'marked ' + FLAG_TEX)}."
     )
     lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{_tex_escape(caption)}}}", rf"\label{{{label}}}"]
     for (table, block), wide in comparison_wide(compared, separator=" / ", flag=FLAG_TEX).items():
@@ -192,7 +277,9 @@ def comparison_latex(compared: pd.DataFrame, title: str, label: str, row_header:
     return "\n".join(lines) + "\n"
 
 
-def write_comparison(compared: pd.DataFrame, prefix: str | Path, title: str, row_header: str = "model") -> list[Path]:
+def write_comparison(
+    compared: pd.DataFrame, prefix: str | Path, title: str, row_header: str = "model", caption: str = ""
+) -> list[Path]:
     """Write prefix.csv (every column, values exact to 6 decimals), prefix.md and prefix.tex atomically."""
     missing = [
         c for c in ("regenerated", "published", "difference", "decimals", "status", "lo", "hi") if c not in compared
@@ -205,6 +292,6 @@ def write_comparison(compared: pd.DataFrame, prefix: str | Path, title: str, row
         exact[name] = exact[name].astype(float).round(6)
     paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md"), prefix.with_suffix(".tex")]
     write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
-    write_text(paths[1], comparison_markdown(compared, title, row_header))
-    write_text(paths[2], comparison_latex(compared, title, f"tab:{prefix.name}", row_header))
+    write_text(paths[1], comparison_markdown(compared, title, row_header, caption))
+    write_text(paths[2], comparison_latex(compared, title, f"tab:{prefix.name}", row_header, caption))
     return paths

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import atomic_path
+from itmbench.papers.figures import write_figure
 from itmbench.predictions import MEAN_OF_ORDERS, ScoreOptions, read_sugarcrepe_answers, sugarcrepe_answer_table
 
 GPT4V_FOLDER = "raw.githubusercontent.com/RAIVNLab/sugar-crepe/main/gpt-4v-results"
@@ -87,10 +87,4 @@ def plot_gpt4v_accuracy(data: pd.DataFrame, prefix: str | os.PathLike, dpi: int 
     ax.set_title("GPT-4V on SugarCrepe, by option order (released answers)")
     ax.legend(loc="lower left", fontsize=7, ncol=2, framealpha=0.9)
     fig.tight_layout()
-    prefix = Path(prefix)
-    paths = [prefix.with_suffix(".png"), prefix.with_suffix(".pdf")]
-    metadata = {".png": {"Software": None}, ".pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
-    for path in paths:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=path.suffix[1:], dpi=dpi, metadata=metadata[path.suffix])
-    return paths
+    return write_figure(fig, prefix, dpi)

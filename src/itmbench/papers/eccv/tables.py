@@ -7,6 +7,7 @@ the COCO R@5/R@10 columns); `table5_comparison` sets it beside the printed Table
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -97,19 +98,33 @@ def kendall_table_from_table4(df: pd.DataFrame) -> pd.DataFrame:
     absent = [m for m in TABLE5_METRICS if m not in inputs.columns]
     if absent:
         raise KeyError(f"Table 5 needs metric columns {absent}")
+    return kendall_matrix(inputs, TABLE5_METRICS)
+
+
+def kendall_matrix(inputs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Kendall tau-b between the model rankings (rows of `inputs`) by each pair of `metrics` (NaN diagonal).
+
+    A pair where a metric gives every model the same value has no ranking: tau is NaN there.
+    """
+    absent = [m for m in metrics if m not in inputs.columns]
+    if absent:
+        raise KeyError(f"Kendall table needs metric columns {absent}; have {list(inputs.columns)}")
     if len(inputs) < 2:
-        raise ValueError("Kendall's tau needs at least two models")
-    metrics = list(TABLE5_METRICS)
+        raise ValueError(f"Kendall's tau needs at least two models, got {list(inputs.index)}")
+    metrics = list(metrics)
     taus = pd.DataFrame(np.nan, index=metrics, columns=metrics, dtype=float)
     for i, first in enumerate(metrics):
         for second in metrics[i + 1 :]:
-            result = kendalltau(inputs[first].to_numpy(float), inputs[second].to_numpy(float), variant="b")
+            x, y = inputs[first].to_numpy(float), inputs[second].to_numpy(float)
+            if np.ptp(x) == 0 or np.ptp(y) == 0:
+                continue
+            result = kendalltau(x, y, variant="b")
             taus.loc[first, second] = taus.loc[second, first] = float(result.statistic)
     return taus
 
 
 def table5_long(taus: pd.DataFrame, table: str = "Table 5", upper_only: bool = False) -> pd.DataFrame:
-    """A Kendall matrix as a long table (table, block, row, column, value, lo, hi), diagonal left out.
+    """A Kendall matrix as a long table (table, block, row, column, value, lo, hi), diagonal and NaN left out.
 
     upper_only keeps each pair once (row before column in printed order) instead of both triangles.
     """
@@ -118,7 +133,7 @@ def table5_long(taus: pd.DataFrame, table: str = "Table 5", upper_only: bool = F
         (table, "", str(row), str(column), float(taus.loc[row, column]), np.nan, np.nan)
         for i, row in enumerate(taus.index)
         for column in taus.columns
-        if row != column and (not upper_only or position[column] > i)
+        if row != column and (not upper_only or position[column] > i) and not np.isnan(taus.loc[row, column])
     ]
     return pd.DataFrame.from_records(records, columns=["table", "block", "row", "column", "value", "lo", "hi"])
 
