@@ -15,6 +15,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/released.smk"
+include: "workflow/rules/negatives.smk"
 
 
 rule all:
@@ -31,3 +32,8 @@ rule retrieval:
 rule released:
     input:
         "reports/released/released.html",
+
+
+rule generators:
+    input:
+        get_generator_targets(),

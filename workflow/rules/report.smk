@@ -102,6 +102,7 @@ rule report_benchmark:
         table=rules.table_benchmark.output.csv,
         audit=rules.audit_benchmark.output.csv,
         metrics=get_bench_metrics,
+        generators=get_bench_report_generators,
     output:
         "reports/world/{bench}.html",
     params:
