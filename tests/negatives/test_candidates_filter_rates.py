@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -206,3 +208,27 @@ def test_cli_trains_both_models_and_names_bad_params(setup, tmp_path) -> None:
     assert {p.name for p in (tmp_path / "r").iterdir()} >= {"model.pt", "history.json", "metrics.json"}
     bad = main(["train-recognizer", "--items", str(root / "items"), "--config", '{"epoch": 1}', "--out", str(tmp_path)])
     assert bad == 2
+
+
+def test_params_sections_are_the_modules_schemas() -> None:
+    """params.schema.yaml holds each module's SCHEMA_YAML (world-owned keys aside); params.yaml its defaults."""
+    import yaml
+
+    from itmbench.negatives import diffusion, filter_rates, recognizer
+    from itmbench.negatives.recognizer import RecognizerConfig
+
+    root = Path(__file__).resolve().parents[2]
+    schema = yaml.safe_load((root / "workflow/schemas/params.schema.yaml").read_text())["properties"]
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    world_owned = {"recognizer": {"margin", "max_objects"}}
+    for module, name in ((diffusion, "diffusion"), (recognizer, "recognizer"), (filter_rates, "filter_rates")):
+        props = yaml.safe_load(module.SCHEMA_YAML)[name]["properties"]
+        mine = {k: v for k, v in props.items() if k not in world_owned.get(name, set())}
+        assert schema[name]["properties"] == mine, name
+        assert params[name] == {k: v["default"] for k, v in mine.items()}, name
+    assert RecognizerConfig().margin == params["world"]["relation_margin"]  # the world's value, passed by the rule
+    bivlc_schema = schema["bivlc"]["properties"]
+    assert bivlc_schema["generator"]["enum"] == ["render", "diffusion"]
+    assert (
+        {"max_images", "guidance_scale", "num_inference_steps"} <= set(bivlc_schema) <= set(vars(bivlc.BiVLCConfig()))
+    )
