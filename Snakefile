@@ -16,6 +16,7 @@ if SOURCE == "world":
     include: "workflow/rules/world.smk"
     include: "workflow/rules/benchmarks.smk"
     include: "workflow/rules/models.smk"
+    include: "workflow/rules/negatives.smk"
 
 else:
 
@@ -42,3 +43,8 @@ rule retrieval:
 rule released:
     input:
         "reports/released/released.html",
+
+
+rule generators:
+    input:
+        get_generator_targets(),

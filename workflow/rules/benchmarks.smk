@@ -35,6 +35,7 @@ rule build_benchmark:
         captions=rules.world.output.captions,
         scenes=rules.world.output.scenes,
         deps=get_bench_deps,
+        generated=get_bench_generated,
     output:
         f"{DATA}/{{bench}}/items.parquet",
     params:

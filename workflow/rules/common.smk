@@ -135,6 +135,8 @@ def get_bench_embeddings(wildcards):
 
 
 def get_bench_params(wildcards):
+    if wildcards.bench == "bivlc":
+        return json.dumps(bivlc_build_section(), sort_keys=True)
     return section_json(wildcards.bench)
 
 
@@ -220,20 +222,21 @@ def get_all_targets(wildcards):
 def get_bench_report_parameters(wildcards):
     """The notebook's parameters: where its benchmark's files are (it computes nothing expensive)."""
     tables = f"{RESULTS}/tables/{wildcards.bench}"
-    return json.dumps(
-        {
-            "source": SOURCE,
-            "benchmark": wildcards.bench,
-            "table_md": f"{tables}/{wildcards.bench}.md",
-            "audit_md": f"{tables}/audit.md" if SOURCE == "world" else "",
-            "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
-            "bench_dir": f"{DATA}/{wildcards.bench}",
-            "paper_tables": get_bench_world_tables(wildcards),
-            "figures": get_bench_world_figures(wildcards),
-            "claims_md": get_bench_claims(wildcards),
-        },
-        sort_keys=True,
-    )
+    parameters = {
+        "source": SOURCE,
+        "benchmark": wildcards.bench,
+        "table_md": f"{tables}/{wildcards.bench}.md",
+        "audit_md": f"{tables}/audit.md" if SOURCE == "world" else "",
+        "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
+        "bench_dir": f"{DATA}/{wildcards.bench}",
+        "paper_tables": get_bench_world_tables(wildcards),
+        "figures": get_bench_world_figures(wildcards),
+        "claims_md": get_bench_claims(wildcards),
+    }
+    generators = get_bench_report_generators(wildcards)
+    if generators:
+        parameters.update(generators_md=generators[0], generators_png=generators[1])
+    return json.dumps(parameters, sort_keys=True)
 
 
 def get_metrics_root(wildcards, input):
@@ -379,3 +382,76 @@ def get_bench_world_figures(wildcards):
 def get_bench_claims(wildcards):
     """A paper's claims checked on the source's metrics, for its report."""
     return f"{RESULTS}/tables/claims/{wildcards.bench}.md"
+
+
+# --- negative generators (workflow/rules/negatives.smk) ---------------------------------------------
+from itmbench.benchmarks.bivlc import DIFFUSION_ONLY_KEYS, NOT_GENERATION_KEYS
+
+BIVLC_GENERATOR = config["bivlc"]["generator"]
+GENERATOR_MODELS = f"{RESULTS}/models"
+BIVLC_CANDIDATES = f"{DATA}/bivlc_candidates"
+FILTER_RATES = f"{RESULTS}/tables/bivlc/generators"
+FILTER_SAMPLE = f"{RESULTS}/generators/bivlc"
+NEGATIVES_FIGURE = f"{RESULTS}/figures/bivlc/generated_negatives.png"
+
+
+def bivlc_build_section():
+    """The bivlc section a build reads: without the diffusion keys under render, with the candidates folder else."""
+    section = dict(config["bivlc"])
+    if BIVLC_GENERATOR == "render":
+        for key in DIFFUSION_ONLY_KEYS:
+            section.pop(key, None)
+    else:
+        section["candidates"] = BIVLC_CANDIDATES
+    return section
+
+
+def get_bench_generated(wildcards):
+    """The pregenerated candidate images a BiVLC build reads (only when its generator is not the renderer)."""
+    if wildcards.bench == "bivlc" and BIVLC_GENERATOR != "render":
+        return [f"{BIVLC_CANDIDATES}/candidates.parquet", f"{BIVLC_CANDIDATES}/images.npy"]
+    return []
+
+
+def get_bivlc_generation_params(wildcards):
+    """The bivlc keys generation reads (not the annotators', the renderer's or the final ids'): they alone rerun it."""
+    section = {k: v for k, v in config["bivlc"].items() if k not in NOT_GENERATION_KEYS}
+    return json.dumps(section, sort_keys=True)
+
+
+def get_filter_rate_params(wildcards):
+    """Both generators' and both filters' keys of bivlc, and the sample (in_report only changes the report's inputs)."""
+    section = {k: v for k, v in config["bivlc"].items() if k != "candidates"}
+    return json.dumps(section, sort_keys=True)
+
+
+def get_filter_rate_sample(wildcards):
+    return json.dumps({k: v for k, v in config["filter_rates"].items() if k != "in_report"}, sort_keys=True)
+
+
+def get_diffusion_params(wildcards):
+    return section_json("diffusion")
+
+
+def get_recognizer_params(wildcards):
+    """The recognizer section, with the world's relation margin and object limit (never set twice)."""
+    world = config["world"]
+    section = {**config["recognizer"], "margin": world["relation_margin"], "max_objects": world["max_objects"]}
+    return json.dumps(section, sort_keys=True)
+
+
+def generators_in_report():
+    """The BiVLC report shows both generators' filter rates with diffusion (its models exist) or when asked."""
+    return BIVLC_GENERATOR != "render" or config["filter_rates"]["in_report"]
+
+
+def get_generator_targets():
+    """The `generators` target: the filter-rate table of both generators and the grid of their negatives."""
+    return [f"{FILTER_RATES}.md", NEGATIVES_FIGURE]
+
+
+def get_bench_report_generators(wildcards):
+    """The generator files a benchmark's report shows (BiVLC's, when generators_in_report)."""
+    if wildcards.bench == "bivlc" and generators_in_report():
+        return get_generator_targets()
+    return []

@@ -105,6 +105,7 @@ rule report_benchmark:
         paper_tables=get_bench_world_tables,
         figures=get_bench_world_figures,
         claims=get_bench_claims,
+        generators=get_bench_report_generators,
     output:
         f"reports/{SOURCE}/{{bench}}.html",
     params:

@@ -22,7 +22,13 @@ Construction on `split` (the test split):
    and the next caption is tried, until `instances_per_image_subset` are kept.
 1. Formatting (paper's step 1) is a no-op: positive and negative texts come from one grammar.
 2. `n_candidates` images per negative caption from an `ImageGenerator` (`negatives.images`;
-   the world's RenderGenerator unless a generator is passed to `build`).
+   `generator` = render: the world's RenderGenerator, which knows each candidate's scene graph;
+   `generator` = diffusion: the world's trained text-to-image model (`negatives.diffusion`,
+   `guidance_scale`, `num_inference_steps`), whose images a recognizer trained on rendered scenes
+   reads back into scene graphs (`negatives.recognizer`), generated beforehand by
+   `negatives.candidates` into the folder `candidates` so that steps 3-4 rerun without it).
+   `max_images` > 0 builds from the first that many images of the split (a small BiVLC, for
+   generators that cost seconds per image).
 3. Best-of-n: a simulated annotator perceives each candidate's fit to the negative caption as
    truth (1 or 0, from its scene graph) plus Gaussian noise (sd `select_noise`) and picks the
    candidate perceived best if it is perceived above 1/2, else none: the instance is dropped.
@@ -126,6 +132,15 @@ WORLD_ONLY_COLUMNS = {"sugarcrepe": ("negative_structure", "edit", "chosen_candi
 STAGES = ("edits_proposed", "edits_true_of_image", "sugarcrepe", "step3_chosen", "bivlc")
 EXTRA_DIR = "extra_items"
 GENERATOR_FIELDS = ("p_missing_object", "p_extra_object", "p_wrong_binding", "p_wrong_relation", "difficulty_sd")
+# Keyword arguments of each registered generator (negatives.images.GENERATORS), as data.
+GENERATOR_KEYS: dict[str, tuple[str, ...]] = {
+    "render": ("image_size", "noise", "margin", "max_objects", *GENERATOR_FIELDS),
+    "diffusion": ("image_size", "model_path", "recognizer_path", "guidance_scale", "num_inference_steps", "seed"),
+}
+# Keys that only the diffusion generator reads (the workflow leaves them out of a render build's params).
+DIFFUSION_ONLY_KEYS = ("guidance_scale", "num_inference_steps", "candidates")
+# Keys that only steps 3-4 (the annotators), the render generator or the final ids read: not generation.
+NOT_GENERATION_KEYS = ("select_noise", "ambiguity_noise", "id_offset", "render_noise", "candidates", *GENERATOR_FIELDS)
 EXTRA_IMAGE_COLUMNS = ("image_id", "split", "n_objects", "scene", "image_size", "pixels")
 EXTRA_CAPTION_COLUMNS = ("caption_id", "image_id", "split", "text", "structure")
 ITEM_COLUMNS = ("kind", "item_id")
@@ -147,7 +162,14 @@ bivlc:
       description: SugarCrepe subsets (type_subtype) to build
     instances_per_image_subset:
       {type: integer, minimum: 1, default: 1, description: SugarCrepe instances kept per image and subset}
-    generator: {type: string, enum: [render], default: render, description: image generator (registry name)}
+    generator: {type: string, enum: [render, diffusion], default: render, description: image generator (registry name)}
+    max_images:
+      {type: integer, minimum: 0, default: 0, description: build from the first this many images of the split (0 = all)}
+    guidance_scale:
+      {type: number, minimum: 0, default: 3.0, description: "diffusion generator: classifier-free guidance"}
+    num_inference_steps: {type: integer, minimum: 1, default: 25, description: "diffusion generator: DDIM steps"}
+    candidates:
+      {type: string, default: "", description: "set by the workflow: folder of the pregenerated candidates (diffusion)"}
     n_candidates: {type: integer, minimum: 1, default: 4, description: generated candidate images per negative caption}
     p_missing_object:
       {type: number, minimum: 0, maximum: 1, default: 0.2, description: generator leaves out each claimed object}
@@ -180,6 +202,10 @@ class BiVLCConfig:
     subsets: tuple[str, ...] = SUBSETS
     instances_per_image_subset: int = 1
     generator: str = "render"
+    max_images: int = 0
+    guidance_scale: float = 3.0
+    num_inference_steps: int = 25
+    candidates: str = ""
     n_candidates: int = 4
     p_missing_object: float = 0.2
     p_extra_object: float = 0.3
@@ -204,9 +230,15 @@ class BiVLCConfig:
         for name in ("difficulty_sd", "select_noise", "ambiguity_noise", "render_noise", "relation_margin"):
             if not getattr(self, name) >= 0.0:
                 raise ValueError(f"bivlc params: {name} = {getattr(self, name)}; expected a number >= 0")
-        for name in ("n_candidates", "instances_per_image_subset", "max_objects", "id_offset"):
+        for name in ("n_candidates", "instances_per_image_subset", "max_objects", "id_offset", "num_inference_steps"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"bivlc params: {name} = {getattr(self, name)}; expected a positive integer")
+        if self.max_images < 0 or self.guidance_scale < 0:
+            raise ValueError(
+                f"bivlc params: max_images = {self.max_images}, guidance_scale = {self.guidance_scale}; expected >= 0"
+            )
+        if self.generator not in GENERATOR_KEYS:
+            raise ValueError(f"bivlc params: generator {self.generator!r}; expected one of {sorted(GENERATOR_KEYS)}")
 
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> BiVLCConfig:
@@ -217,15 +249,27 @@ class BiVLCConfig:
             raise ValueError(f"bivlc params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
         return BiVLCConfig(**d)
 
-    def generator_params(self, image_size: int) -> dict[str, Any]:
-        """Keyword arguments of the registered generator `self.generator`."""
-        return {
+    def generator_params(self, image_size: int, generator: str | None = None, **models: str) -> dict[str, Any]:
+        """Keyword arguments of a registered generator (default `self.generator`); `models`: its checkpoint folders."""
+        name = generator or self.generator
+        every = {
             "image_size": image_size,
             "noise": self.render_noise,
             "margin": self.relation_margin,
             "max_objects": self.max_objects,
-            **{name: getattr(self, name) for name in GENERATOR_FIELDS},
+            **{field: getattr(self, field) for field in GENERATOR_FIELDS},
+            "guidance_scale": self.guidance_scale,
+            "num_inference_steps": self.num_inference_steps,
+            "seed": self.seed,
+            **models,
         }
+        missing = [k for k in GENERATOR_KEYS[name] if k not in every]
+        if missing:
+            raise ValueError(
+                f"bivlc generator {name!r}: no {missing}; expected its checkpoint folders "
+                "(train them with `itmbench train-diffusion` / `train-recognizer`)"
+            )
+        return {k: every[k] for k in GENERATOR_KEYS[name]}
 
 
 def _rng(seed: int, stream: int, *keys: int) -> np.random.Generator:
@@ -267,7 +311,8 @@ def _sugarcrepe_stage(world: World, cfg: BiVLCConfig) -> tuple[pd.DataFrame, pd.
     scenes: dict[int, Scene] = {}
     sc = _empty(TABLES["sugarcrepe"][:12])
     ed = _empty(TABLES["edits"])
-    for image_id in sorted(images["image_id"].to_numpy().tolist()):
+    image_ids = sorted(images["image_id"].to_numpy().tolist())
+    for image_id in image_ids[: cfg.max_images] if cfg.max_images else image_ids:
         if image_id not in scene_json:
             raise ValueError(f"world scene table: no scene for image {image_id}; expected one scene per image")
         scene = scenes[image_id] = Scene.from_json(scene_json[image_id])
@@ -315,6 +360,53 @@ def _sugarcrepe_stage(world: World, cfg: BiVLCConfig) -> tuple[pd.DataFrame, pd.
     return sugarcrepe, edits, scenes
 
 
+def sugarcrepe_instances(world: World, cfg: BiVLCConfig) -> tuple[pd.DataFrame, dict[int, Scene]]:
+    """Step 0 alone: the SugarCrepe instances (negative captions) BiVLC generates images for, and the scenes."""
+    sugarcrepe, _, scenes = _sugarcrepe_stage(world, cfg)
+    return sugarcrepe, scenes
+
+
+def instance_keys(image_id: int, subset: str, caption_id: int) -> tuple[int, int, int]:
+    """The random-stream keys of one SugarCrepe instance (generation, step 3, step 4)."""
+    return int(image_id), SUBSETS.index(subset), int(caption_id)
+
+
+def filter_candidates(
+    negative: CaptionStructure,
+    positive: CaptionStructure,
+    scenes: list[Scene],
+    cfg: BiVLCConfig,
+    keys: tuple[int, int, int],
+) -> tuple[list[bool], list[bool], int, bool]:
+    """Steps 3-4 on one instance's candidates: fits of both captions, the chosen candidate (-1: none), ambiguous.
+
+    The simulated annotators read each candidate's scene graph (the render's own, or a recognizer's reading).
+    """
+    fits_neg = [caption_fits(negative, s, cfg.relation_margin) for s in scenes]
+    fits_pos = [caption_fits(positive, s, cfg.relation_margin) for s in scenes]
+    # Step 3: the annotator perceives each candidate's fit (truth + noise) and picks the best, or none.
+    chosen = select_best(np.array(fits_neg), cfg.select_noise, _rng(cfg.seed, STREAM_SELECT, *keys))
+    # Step 4: drop the instance if the chosen image is perceived to fit the positive caption too.
+    ambiguous = False
+    if chosen >= 0:
+        ambiguous = perceives_fit(fits_pos[chosen], cfg.ambiguity_noise, _rng(cfg.seed, STREAM_AMBIGUITY, *keys))
+    return fits_neg, fits_pos, chosen, ambiguous
+
+
+def default_generator(cfg: BiVLCConfig, image_size: int) -> ImageGenerator:
+    """The generator a build uses: the pregenerated candidates when the workflow made them, else the registry's."""
+    if cfg.candidates:
+        from itmbench.negatives.candidates import PregeneratedGenerator
+
+        return PregeneratedGenerator.load(cfg.candidates)
+    if cfg.generator != "render":
+        raise ValueError(
+            f"bivlc params: generator {cfg.generator!r} without `candidates`; expected the folder written by "
+            "`itmbench generate-candidates` (the workflow sets it), or pass a generator to build"
+        )
+    return make_generator(cfg.generator, **cfg.generator_params(image_size))
+
+
 def build(
     world: World, cfg: BiVLCConfig, generator: ImageGenerator | None = None, **inputs: Any
 ) -> dict[str, pd.DataFrame]:
@@ -322,7 +414,7 @@ def build(
     if inputs:
         raise TypeError(f"bivlc build: unexpected inputs {sorted(inputs)}; expected only `generator`")
     image_size = int(world.images.shape[1])
-    generator = generator or make_generator(cfg.generator, **cfg.generator_params(image_size))
+    generator = generator or default_generator(cfg, image_size)
     gen_name = type(generator).__name__
     sugarcrepe, edits, scenes = _sugarcrepe_stage(world, cfg)
     structures = dict(zip(world.caption_table["caption_id"].to_numpy().tolist(), world.caption_table["structure"]))
@@ -332,7 +424,7 @@ def build(
     inst = _empty(TABLES["instances"])
     extra_img = _empty(EXTRA_IMAGE_COLUMNS)
     for row in sugarcrepe.itertuples(index=False):
-        keys = (row.image_id, SUBSETS.index(row.subset), row.caption_id)
+        keys = instance_keys(row.image_id, row.subset, row.caption_id)
         negative = CaptionStructure.from_json(row.negative_structure)
         positive = CaptionStructure.from_json(structures[row.caption_id])
         generated = generator.generate(
@@ -347,7 +439,7 @@ def build(
                 f"generator {gen_name}: {len(generated)} images for SugarCrepe instance {row.id}; "
                 f"expected {cfg.n_candidates}"
             )
-        fits_neg, fits_pos, made, cand_scenes = [], [], [], []
+        made, cand_scenes = [], []
         for k, candidate in enumerate(generated):
             if not isinstance(candidate, GeneratedImage):
                 image, scene = candidate
@@ -359,8 +451,6 @@ def build(
                     "the simulated annotators need one (filter a scene-less generator with human annotators)"
                 )
             mistakes = set(candidate.mistakes)
-            fits_neg.append(caption_fits(negative, scene, cfg.relation_margin))
-            fits_pos.append(caption_fits(positive, scene, cfg.relation_margin))
             made.append(candidate)
             cand_scenes.append(scene)
             for name, value in (
@@ -370,15 +460,10 @@ def build(
                 *((m, m in mistakes) for m in MISTAKES),
             ):
                 cand[name].append(value)
-        # Step 3: the annotator perceives each candidate's fit (truth + noise) and picks the best, or none.
-        chosen = select_best(np.array(fits_neg), cfg.select_noise, _rng(cfg.seed, STREAM_SELECT, *keys))
+        fits_neg, fits_pos, chosen, ambiguous = filter_candidates(negative, positive, cand_scenes, cfg, keys)
         cand["fits_negative"] += fits_neg
         cand["fits_positive"] += fits_pos
         cand["chosen"] += [k == chosen for k in range(cfg.n_candidates)]
-        # Step 4: drop the instance if the chosen image is perceived to fit the positive caption too.
-        ambiguous = False
-        if chosen >= 0:
-            ambiguous = perceives_fit(fits_pos[chosen], cfg.ambiguity_noise, _rng(cfg.seed, STREAM_AMBIGUITY, *keys))
         chosen_col.append(chosen)
         ambiguous_col.append(ambiguous)
         if chosen < 0 or ambiguous:

@@ -334,7 +334,14 @@ class RenderGenerator:
         return out
 
 
-GENERATORS: dict[str, Callable[..., ImageGenerator]] = {"render": RenderGenerator}
+def recognized_diffusion(**params: Any) -> ImageGenerator:
+    """The world's diffusion model with the recognizer as annotator (imported on use: torch and diffusers)."""
+    from itmbench.negatives.recognizer import recognized_diffusion_generator
+
+    return recognized_diffusion_generator(**params)
+
+
+GENERATORS: dict[str, Callable[..., ImageGenerator]] = {"render": RenderGenerator, "diffusion": recognized_diffusion}
 
 
 def make_generator(name: str, **params: Any) -> ImageGenerator:

@@ -412,6 +412,27 @@ class RecognizedGenerator:
         return out
 
 
+def recognized_diffusion_generator(
+    model_path: str,
+    recognizer_path: str,
+    image_size: int = 64,
+    guidance_scale: float = 3.0,
+    num_inference_steps: int = 25,
+    seed: int = 0,
+    device: str = "auto",
+) -> RecognizedGenerator:
+    """The registry's `diffusion` generator: the world's diffusion model, its images read by the recognizer.
+
+    `device` 'auto' is CUDA when there is one, else CPU (both models go there).
+    """
+    from itmbench.negatives.diffusion import DiffusionGenerator
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    generator = DiffusionGenerator(str(model_path), image_size, guidance_scale, num_inference_steps, seed, device)
+    return RecognizedGenerator(generator, Recognizer.load(recognizer_path, device))
+
+
 # --- training ------------------------------------------------------------------------------------------------
 
 
