@@ -141,8 +141,9 @@ def cmd_train(args: argparse.Namespace) -> None:
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
     train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
-    cfg = TrainConfig.from_dict(args.train)
-    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device))
+    cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
+    init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
+    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
     log.info("trained %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
 
 
@@ -310,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--device", default="auto")
     sub.choices["train"].add_argument("--train", type=_json_arg, required=True, help="params.yaml `train` as JSON")
     sub.choices["train"].add_argument("--history", required=True)
+    sub.choices["train"].add_argument("--init", default=None, help="checkpoint to start from (the spec's `init`)")
     sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
     sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
     sub.choices["embed"].add_argument("--checkpoint", default=None)
