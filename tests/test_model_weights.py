@@ -65,7 +65,9 @@ def test_quick_gelu_on_and_off_give_different_outputs_from_the_same_weights(tiny
 def test_open_clip_tags_are_passed_to_open_clip_and_files_loaded_by_us(tmp_path, monkeypatch):
     """'openai' for ViT-B-32/B-16/L-14 is a tag (open_clip downloads it); an unknown string is an error naming it."""
     for arch in ("ViT-B-32", "ViT-B-16", "ViT-L-14"):
-        spec = ModelSpec.from_dict("c", {"family": "open_clip", "arch": arch, "pretrained": "openai", "quick_gelu": True})
+        spec = ModelSpec.from_dict(
+            "c", {"family": "open_clip", "arch": arch, "pretrained": "openai", "quick_gelu": True}
+        )
         assert registry.resolve_weights(spec) == ("openai", None)
     spec = ModelSpec.from_dict("c", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": "no/such/file.pt"})
     with pytest.raises(ValueError, match="models.c: pretrained 'no/such/file.pt' is neither an open_clip tag"):
@@ -76,15 +78,18 @@ def test_negclip_style_checkpoint_with_state_dict_and_module_prefixes(tiny, tmp_
     """open_clip's trainer (NegCLIP's release): {'epoch', 'name', 'state_dict': {'module.…'}, 'optimizer'}."""
     state = {f"module.{k}": v for k, v in tiny.state_dict().items()}
     path = tmp_path / "negclip.pth"
-    torch.save({"epoch": 5, "name": "negclip", "state_dict": state, "optimizer": {"state": {}, "param_groups": []}}, path)
+    torch.save(
+        {"epoch": 5, "name": "negclip", "state_dict": state, "optimizer": {"state": {}, "param_groups": []}}, path
+    )
     assert _same_as(build_encoder(_spec(pretrained=str(path)), CPU), tiny)
 
 
 def test_bivlc_style_checkpoint_with_model_state_dict(tiny, tmp_path):
     """BiVLC's fine-tuning script saves {'epoch', 'model_state_dict', 'optimizer_state_dict', 'loss'}."""
     path = tmp_path / "best_CLIP_COCO_9.pt"
-    torch.save({"epoch": 9, "model_state_dict": tiny.state_dict(), "optimizer_state_dict": {}, "loss": torch.tensor(1.5)},
-               path)
+    torch.save(
+        {"epoch": 9, "model_state_dict": tiny.state_dict(), "optimizer_state_dict": {}, "loss": torch.tensor(1.5)}, path
+    )
     assert _same_as(build_encoder(_spec(pretrained=str(path)), CPU), tiny)
 
 
