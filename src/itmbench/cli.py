@@ -152,13 +152,27 @@ def cmd_embed(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.models.registry import ModelSpec, build_encoder, pick_device
-    from itmbench.scoring.embed import ItemStore, embed_items, folder_items, write_embeddings
+    from itmbench.scoring.embed import (
+        ItemStore,
+        embed_items,
+        embed_items_on_devices,
+        folder_items,
+        visible_devices,
+        write_embeddings,
+    )
 
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
-    encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
     items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
-    emb = embed_items(encoder, ItemStore(args.items, args.extra_items), items, args.batch_size)
+    devices = visible_devices(args.devices)
+    if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
+        emb = embed_items_on_devices(
+            args.spec, args.model, args.checkpoint, args.items, args.extra_items, items, devices, args.batch_size,
+            args.threads,
+        )
+    else:
+        encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
+        emb = embed_items(encoder, ItemStore(args.items, args.extra_items), items, args.batch_size)
     write_embeddings(args.out, emb)
     log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
 
@@ -317,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.choices["embed"].add_argument("--checkpoint", default=None)
     sub.choices["embed"].add_argument("--batch-size", type=int, default=256)
     sub.choices["embed"].add_argument("--extra-items", nargs="*", default=[], help="item folders benchmarks added")
+    sub.choices["embed"].add_argument(
+        "--devices", default="1", help="N or 'all': split item batches across N CUDA devices, else N CPU shards"
+    )
 
     sp = add("score-retrieval", cmd_score_retrieval, "per-query ranks on a retrieval benchmark")
     sp.add_argument("--bench", required=True)
