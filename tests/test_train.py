@@ -132,3 +132,28 @@ def test_pretrained_path_loads_a_saved_architecture_without_download(tmp_path):
     assert emb.shape == (2, 512)
     ref = model.encode_image(enc.image_tensor(x), normalize=True)
     assert torch.allclose(emb, ref, atol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["itm-clip-tiny", "RN50"])
+def test_adamw_decays_matrices_only_as_bivlc_does(arch):
+    """No weight decay on gains, biases, norms and the logit scale: BiVLC's own rule (its CLIP_fine_tuning.py),
+    re-stated here by name, selects the same parameters as `param_groups` (a ViT and a ResNet with batch norms)."""
+    import open_clip
+
+    from itmbench.models.registry import register_local_configs
+
+    register_local_configs()
+    model = open_clip.create_model(arch)
+    groups = loop.param_groups(model, 0.1)
+    assert [g["weight_decay"] for g in groups] == [0.1, 0.0]
+    decayed = {id(p) for p in groups[0]["params"]}
+    names = dict(model.named_parameters())
+
+    def bivlc_excludes(n: str, p: torch.nn.Parameter) -> bool:
+        return p.ndim < 2 or "bn" in n or "ln" in n or "bias" in n or "logit_scale" in n
+
+    assert {n for n, p in names.items() if id(p) in decayed} == {
+        n for n, p in names.items() if not bivlc_excludes(n, p)
+    }
+    assert len(decayed) + len(groups[1]["params"]) == len(names)  # every parameter in exactly one group
+    assert id(model.logit_scale) not in decayed and id(model.visual.conv1.weight) in decayed
