@@ -157,3 +157,26 @@ def test_adamw_decays_matrices_only_as_bivlc_does(arch):
     }
     assert len(decayed) + len(groups[1]["params"]) == len(names)  # every parameter in exactly one group
     assert id(model.logit_scale) not in decayed and id(model.visual.conv1.weight) in decayed
+
+
+def test_fine_tuning_starts_from_init_and_the_specs_train_overrides_win(trained, items_dir, tmp_path):
+    """`itmbench train --init` (a spec with `init`, as clip_trohn_img starts from clip): one epoch at a vanishing
+    lr leaves the init's weights, while the same run from scratch would be a random model; `train:` in the spec
+    overrides the section (1 epoch, not 2)."""
+    import json
+
+    from itmbench.cli import main
+
+    out, _ = trained
+    spec = {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive", "init": "clip"}
+    spec["train"] = {"epochs": 1, "lr": 1e-12}
+    section = {"epochs": 2, "batch_size": 32, "lr": 2e-3, "warmup_steps": 5}
+    args = ["train", "--model", "ft", "--spec", json.dumps(spec), "--train", json.dumps(section)]
+    args += ["--items", str(items_dir), "--out", str(tmp_path / "ft.pt"), "--history", str(tmp_path / "h.json")]
+    assert main([*args, "--init", str(out / "model.pt")]) == 0
+    history = json.loads((tmp_path / "h.json").read_text())["history"]
+    assert [h["epoch"] for h in history] == [1]
+    init, tuned = load_checkpoint(out / "model.pt"), load_checkpoint(tmp_path / "ft.pt")
+    assert max((init["state_dict"][k] - tuned["state_dict"][k]).abs().max().item() for k in init["state_dict"]) < 1e-6
+    assert tuned["val_r1"] == pytest.approx(init["val_r1"])
+    assert tuned["train"]["epochs"] == 1 and tuned["train"]["lr"] == 1e-12
