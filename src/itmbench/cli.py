@@ -167,7 +167,14 @@ def cmd_embed(args: argparse.Namespace) -> None:
     devices = visible_devices(args.devices)
     if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
         emb = embed_items_on_devices(
-            args.spec, args.model, args.checkpoint, args.items, args.extra_items, items, devices, args.batch_size,
+            args.spec,
+            args.model,
+            args.checkpoint,
+            args.items,
+            args.extra_items,
+            items,
+            devices,
+            args.batch_size,
             args.threads,
         )
     else:
