@@ -132,3 +132,51 @@ def test_pretrained_path_loads_a_saved_architecture_without_download(tmp_path):
     assert emb.shape == (2, 512)
     ref = model.encode_image(enc.image_tensor(x), normalize=True)
     assert torch.allclose(emb, ref, atol=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["itm-clip-tiny", "RN50"])
+def test_adamw_decays_matrices_only_as_bivlc_does(arch):
+    """No weight decay on gains, biases, norms and the logit scale: BiVLC's own rule (its CLIP_fine_tuning.py),
+    re-stated here by name, selects the same parameters as `param_groups` (a ViT and a ResNet with batch norms)."""
+    import open_clip
+
+    from itmbench.models.registry import register_local_configs
+
+    register_local_configs()
+    model = open_clip.create_model(arch)
+    groups = loop.param_groups(model, 0.1)
+    assert [g["weight_decay"] for g in groups] == [0.1, 0.0]
+    decayed = {id(p) for p in groups[0]["params"]}
+    names = dict(model.named_parameters())
+
+    def bivlc_excludes(n: str, p: torch.nn.Parameter) -> bool:
+        return p.ndim < 2 or "bn" in n or "ln" in n or "bias" in n or "logit_scale" in n
+
+    assert {n for n, p in names.items() if id(p) in decayed} == {
+        n for n, p in names.items() if not bivlc_excludes(n, p)
+    }
+    assert len(decayed) + len(groups[1]["params"]) == len(names)  # every parameter in exactly one group
+    assert id(model.logit_scale) not in decayed and id(model.visual.conv1.weight) in decayed
+
+
+def test_fine_tuning_starts_from_init_and_the_specs_train_overrides_win(trained, items_dir, tmp_path):
+    """`itmbench train --init` (a spec with `init`, as clip_trohn_img starts from clip): one epoch at a vanishing
+    lr leaves the init's weights, while the same run from scratch would be a random model; `train:` in the spec
+    overrides the section (1 epoch, not 2)."""
+    import json
+
+    from itmbench.cli import main
+
+    out, _ = trained
+    spec = {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive", "init": "clip"}
+    spec["train"] = {"epochs": 1, "lr": 1e-12}
+    section = {"epochs": 2, "batch_size": 32, "lr": 2e-3, "warmup_steps": 5}
+    args = ["train", "--model", "ft", "--spec", json.dumps(spec), "--train", json.dumps(section)]
+    args += ["--items", str(items_dir), "--out", str(tmp_path / "ft.pt"), "--history", str(tmp_path / "h.json")]
+    assert main([*args, "--init", str(out / "model.pt")]) == 0
+    history = json.loads((tmp_path / "h.json").read_text())["history"]
+    assert [h["epoch"] for h in history] == [1]
+    init, tuned = load_checkpoint(out / "model.pt"), load_checkpoint(tmp_path / "ft.pt")
+    assert max((init["state_dict"][k] - tuned["state_dict"][k]).abs().max().item() for k in init["state_dict"]) < 1e-6
+    assert tuned["val_r1"] == pytest.approx(init["val_r1"])
+    assert tuned["train"]["epochs"] == 1 and tuned["train"]["lr"] == 1e-12

@@ -141,8 +141,9 @@ def cmd_train(args: argparse.Namespace) -> None:
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
     train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
-    cfg = TrainConfig.from_dict(args.train)
-    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device))
+    cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
+    init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
+    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
     log.info("trained %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
 
 
@@ -151,14 +152,35 @@ def cmd_embed(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.models.registry import ModelSpec, build_encoder, pick_device
-    from itmbench.scoring.embed import ItemStore, embed_items, folder_items, write_embeddings
+    from itmbench.scoring.embed import (
+        ItemStore,
+        embed_items,
+        embed_items_on_devices,
+        folder_items,
+        visible_devices,
+        write_embeddings,
+    )
 
     _set_threads(args.threads)
     spec = ModelSpec.from_dict(args.model, args.spec)
-    encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
     items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
-    store = ItemStore(args.items, args.extra_items, image_size=getattr(encoder, "image_size", 224))
-    emb = embed_items(encoder, store, items, args.batch_size)
+    devices = visible_devices(args.devices)
+    if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
+        emb = embed_items_on_devices(
+            args.spec,
+            args.model,
+            args.checkpoint,
+            args.items,
+            args.extra_items,
+            items,
+            devices,
+            args.batch_size,
+            args.threads,
+        )
+    else:
+        encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
+        store = ItemStore(args.items, args.extra_items, image_size=getattr(encoder, "image_size", 224))
+        emb = embed_items(encoder, store, items, args.batch_size)
     write_embeddings(args.out, emb)
     log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
 
@@ -479,11 +501,15 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--device", default="auto")
     sub.choices["train"].add_argument("--train", type=_json_arg, required=True, help="params.yaml `train` as JSON")
     sub.choices["train"].add_argument("--history", required=True)
+    sub.choices["train"].add_argument("--init", default=None, help="checkpoint to start from (the spec's `init`)")
     sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
     sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
     sub.choices["embed"].add_argument("--checkpoint", default=None)
     sub.choices["embed"].add_argument("--batch-size", type=int, default=256)
     sub.choices["embed"].add_argument("--extra-items", nargs="*", default=[], help="item folders benchmarks added")
+    sub.choices["embed"].add_argument(
+        "--devices", default="1", help="N or 'all': split item batches across N CUDA devices, else N CPU shards"
+    )
 
     sp = add("score-retrieval", cmd_score_retrieval, "per-query ranks on a retrieval benchmark")
     sp.add_argument("--bench", required=True)

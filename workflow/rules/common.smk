@@ -455,3 +455,17 @@ def get_bench_report_generators(wildcards):
     if wildcards.bench == "bivlc" and generators_in_report():
         return get_generator_targets()
     return []
+
+
+def get_init_checkpoint(wildcards):
+    """The checkpoint a fine-tuned model starts from (its spec's `init`: another trained model), or nothing."""
+    init = config["models"][wildcards.trained].get("init")
+    if init is None:
+        return []
+    if init not in TRAINED:
+        raise ValueError(f"models.{wildcards.trained}: init {init!r} is not a trained model; expected one of {TRAINED}")
+    return f"{RESULTS}/models/{init}/model.pt"
+
+
+def get_init_flag(wildcards, input):
+    return f"--init {input.init}" if input.get("init") else ""

@@ -7,6 +7,7 @@ rule train:
         image_table=rules.world.output.image_table,
         captions=rules.world.output.captions,
         scenes=rules.world.output.scenes,
+        init=get_init_checkpoint,
     output:
         model=f"{RESULTS}/models/{{trained}}/model.pt",
         history=f"{RESULTS}/models/{{trained}}/history.json",
@@ -14,6 +15,7 @@ rule train:
         spec=get_trained_spec,
         train=get_train_params,
         items_dir=dir_of_input("image_table"),
+        init=get_init_flag,
     threads: workflow.cores
     resources:
         mem_mb=4000,
@@ -26,4 +28,4 @@ rule train:
         ENV
     shell:
         "itmbench train --model {wildcards.trained} --spec {params.spec:q} --train {params.train:q} "
-        "--items {params.items_dir} --out {output.model} --history {output.history} --threads {threads} > {log} 2>&1"
+        "--items {params.items_dir} --out {output.model} --history {output.history} {params.init} --threads {threads} > {log} 2>&1"

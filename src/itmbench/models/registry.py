@@ -1,9 +1,28 @@
-"""Model registry: a typed spec per model (from params.yaml), one factory, one encoder interface."""
+"""Model registry: a typed spec per model (from params.yaml), one factory, one encoder interface.
+
+Where an open_clip model's weights come from (`ModelSpec.pretrained`, resolved by `resolve_weights`):
+- None: random initialisation (the world's models, before training);
+- an open_clip pretrained tag of `arch` ('openai', 'laion2b_s34b_b79k'): open_clip downloads it;
+- 'hf-hub:OWNER/REPO/FILE' (or 'hf-hub:OWNER/REPO' when the repo holds one checkpoint file): a
+  checkpoint file in a Hugging Face repository, fetched with huggingface_hub (BiVLC's CLIP_COCO,
+  CLIP_TROHN-Text, CLIP_TROHN-Img under imirandam/);
+- an http(s):// or file:// URL: downloaded once into the checkpoint cache (`ITMBENCH_CHECKPOINTS`,
+  default ~/.cache/itmbench/checkpoints);
+- a local file: an open_clip state dict, or a training checkpoint holding one under 'state_dict'
+  (open_clip's trainer, NegCLIP) or 'model_state_dict' (BiVLC's fine-tuning script), with or
+  without DistributedDataParallel's 'module.' prefixes.
+An `arch` of 'hf-hub:OWNER/REPO' or 'local-dir:PATH' is an open_clip model folder (its
+open_clip_config.json and weights), which open_clip itself reads. `quick_gelu` forces QuickGELU:
+OpenAI's weights and every model fine-tuned from them (NegCLIP, BiVLC's) need it (SugarCrepe
+issue #7: GELU silently changes every score).
+"""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, fields
+import os
+import re
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +44,8 @@ class ModelSpec:
     trainer: str | None = None
     dim: int = 64
     seed: int = 0
+    init: str | None = None  # another model whose trained checkpoint this one starts from (fine-tuning)
+    train: dict[str, Any] = field(default_factory=dict)  # this model's overrides of the params `train` section
 
     @staticmethod
     def from_dict(name: str, d: dict[str, Any]) -> ModelSpec:
@@ -36,6 +57,10 @@ class ModelSpec:
         spec = ModelSpec(name=name, **d)
         if spec.family not in FAMILIES:
             raise ValueError(f"models.{name}: unknown family {spec.family!r}; expected one of {sorted(FAMILIES)}")
+        if spec.init is not None and spec.trainer is None:
+            raise ValueError(f"models.{name}: `init: {spec.init}` needs a `trainer` (init is where training starts)")
+        if spec.init == name:
+            raise ValueError(f"models.{name}: `init` names the model itself; expected another trained model")
         return spec
 
 
@@ -139,25 +164,125 @@ def register_local_configs() -> None:
         open_clip.add_model_config(CONFIG_DIR)
 
 
-def build_open_clip(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None = None) -> OpenClipEncoder:
-    """open_clip by architecture name: pretrained tag or local weights, else random init.
+CHECKPOINT_KEYS = ("state_dict", "model_state_dict")  # open_clip's trainer / NegCLIP; BiVLC's fine-tuning
+HF_FILE = re.compile(r"^hf-hub:(?P<repo>[^/]+/[^/]+)(?:/(?P<file>.+))?$")
+WEIGHT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors")
 
-    `spec.pretrained` is an open_clip tag ('openai', 'laion2b_s34b_b79k') or a path to a
-    checkpoint; `checkpoint` (a file this project trained) overrides it. QuickGELU is forced when
-    the spec says so: OpenAI's ViT-B-32 weights need it (SugarCrepe issue #7).
+
+def checkpoint_cache() -> Path:
+    """Where downloaded checkpoint files are kept: $ITMBENCH_CHECKPOINTS, else ~/.cache/itmbench/checkpoints."""
+    return Path(os.environ.get("ITMBENCH_CHECKPOINTS", Path.home() / ".cache" / "itmbench" / "checkpoints"))
+
+
+def fetch_url(url: str, cache: Path | None = None) -> Path:
+    """Download a URL once into the checkpoint cache (atomically: a killed download leaves nothing)."""
+    from torch.hub import download_url_to_file
+
+    from itmbench.io import atomic_path
+
+    cache = cache or checkpoint_cache()
+    name = Path(url.split("?")[0]).name or "checkpoint.pt"
+    dest = cache / hashlib.sha256(url.encode()).hexdigest()[:16] / name
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(dest) as tmp:
+            download_url_to_file(url, str(tmp), progress=False)
+    return dest
+
+
+def fetch_hf_file(repo: str, filename: str | None) -> Path:
+    """A checkpoint file of a Hugging Face repository (the only weights file there when no name is given)."""
+    import huggingface_hub
+
+    if filename is None:
+        files = [f for f in huggingface_hub.list_repo_files(repo) if f.endswith(WEIGHT_SUFFIXES)]
+        if len(files) != 1:
+            raise ValueError(f"hf-hub:{repo}: {len(files)} checkpoint files {files}; expected one, or name it")
+        filename = files[0]
+    return Path(huggingface_hub.hf_hub_download(repo_id=repo, filename=filename))
+
+
+def resolve_weights(spec: ModelSpec) -> tuple[str | None, Path | None]:
+    """(open_clip pretrained tag, local checkpoint file) of a spec's `pretrained` (at most one is set)."""
+    import open_clip
+
+    p = spec.pretrained
+    if p is None or spec.arch is None or spec.arch.startswith(("hf-hub:", "local-dir:")):
+        return None, None
+    if p in open_clip.list_pretrained_tags_by_model(spec.arch):
+        return p, None
+    hf = HF_FILE.match(p)
+    if hf:
+        return None, fetch_hf_file(hf["repo"], hf["file"])
+    if re.match(r"^(https?|file)://", p):
+        return None, fetch_url(p)
+    if not Path(p).is_file():
+        tags = open_clip.list_pretrained_tags_by_model(spec.arch)
+        raise ValueError(
+            f"models.{spec.name}: pretrained {p!r} is neither an open_clip tag of {spec.arch} ({tags}), "
+            "'hf-hub:OWNER/REPO[/FILE]', a URL, nor an existing checkpoint file"
+        )
+    return None, Path(p)
+
+
+def checkpoint_state_dict(path: str | Path) -> dict[str, torch.Tensor]:
+    """The model weights in a checkpoint file: a bare state dict or one under 'state_dict'/'model_state_dict',
+    'module.' prefixes (DistributedDataParallel) removed; .safetensors read with safetensors."""
+    try:
+        if str(path).endswith(".safetensors"):
+            from safetensors.torch import load_file
+
+            obj: Any = load_file(str(path))
+        else:
+            obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - re-raised with the file named
+        raise ValueError(f"{path}: not a readable checkpoint ({err})") from err
+    if isinstance(obj, dict):
+        for key in CHECKPOINT_KEYS:
+            if isinstance(obj.get(key), dict):
+                obj = obj[key]
+                break
+    if not isinstance(obj, dict) or not obj or not all(isinstance(v, torch.Tensor) for v in obj.values()):
+        raise ValueError(f"{path}: expected a state dict of tensors, bare or under one of {list(CHECKPOINT_KEYS)}")
+    if all(k.startswith("module.") for k in obj):
+        obj = {k[len("module.") :]: v for k, v in obj.items()}
+    return obj
+
+
+def load_weights(model: torch.nn.Module, path: str | Path, name: str) -> None:
+    """Load a checkpoint file's weights into an open_clip model, strictly, naming the file and the mismatch."""
+    state = checkpoint_state_dict(path)
+    own = model.state_dict()
+    if "logit_scale" in state and state["logit_scale"].ndim != own["logit_scale"].ndim:
+        state["logit_scale"] = state["logit_scale"].reshape(own["logit_scale"].shape)
+    missing, unexpected = sorted(set(own) - set(state)), sorted(set(state) - set(own))
+    shapes = [k for k in set(own) & set(state) if own[k].shape != state[k].shape]
+    if missing or unexpected or shapes:
+        raise ValueError(
+            f"models.{name}: {path} does not fit the architecture: missing {missing[:5]}, unexpected "
+            f"{unexpected[:5]}, shape mismatch {sorted(shapes)[:5]} (is `arch` the checkpoint's?)"
+        )
+    model.load_state_dict(state)
+
+
+def build_open_clip(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None = None) -> OpenClipEncoder:
+    """open_clip by architecture name: weights from `spec.pretrained` (module docstring), else random init.
+
+    `checkpoint` (a file this project trained, or the starting point of a fine-tuning) overrides
+    `spec.pretrained`. QuickGELU is forced when the spec says so.
     """
     import open_clip
 
     register_local_configs()
     if spec.arch is None:
         raise ValueError(f"models.{spec.name}: family open_clip needs an `arch`")
-    pretrained = None if checkpoint is not None else spec.pretrained
+    tag, weights = (None, Path(checkpoint)) if checkpoint is not None else resolve_weights(spec)
     model, _, _ = open_clip.create_model_and_transforms(
-        spec.arch, pretrained=pretrained, force_quick_gelu=spec.quick_gelu, device=device
+        spec.arch, pretrained=tag, force_quick_gelu=spec.quick_gelu, device=device
     )
-    if checkpoint is not None:
-        state = load_checkpoint(checkpoint)
-        model.load_state_dict(state["state_dict"])
+    if weights is not None:
+        load_weights(model, weights, spec.name)
+        model.to(device)
     tokenizer = open_clip.get_tokenizer(spec.arch)
     return OpenClipEncoder(model, tokenizer, device)
 

@@ -12,9 +12,10 @@ Three builders:
 
 - `load_world_results(metrics_dir)`: the world's JSON files. Decision: every world model is a
   contrastively trained dual encoder ('contrastive') except the chance models (default: 'random');
-  the role 'bivlc_coco' is 'clip' (trained on the world's captions with in-batch negatives, the
-  analogue of CLIP_COCO) and 'bivlc_trohn_img' is 'clip_trohn_img' (absent until the world trains
-  it: the claim then returns holds=None with the reason).
+  the role 'bivlc_coco' is 'clip_coco' (clip fine-tuned with in-batch negatives for as many epochs
+  as TROHN-Img: the analogue of CLIP_COCO and the control with equal compute), or 'clip' where there
+  is no 'clip_coco', and 'bivlc_trohn_img' is 'clip_trohn_img' (when a role model is absent the
+  claim returns holds=None with the reason).
 - `released_results(mirror)`: BiVLC metrics of the four released models (through
   `papers.bivlc.tables`), and the MCIC answer-position prior of the released dev/test files.
   ECCV, CxC and BISON release no model outputs: their claims return None on this source.
@@ -435,7 +436,8 @@ def load_world_results(
     all_models = {m for docs in metrics.values() for m in docs}
     model_kinds = {m: ("chance" if m in chance else "contrastive") for m in all_models}
     model_kinds.update(kinds or {})
-    model_roles = {"bivlc_coco": "clip", "bivlc_trohn_img": "clip_trohn_img", **(roles or {})}
+    coco = "clip_coco" if "clip_coco" in all_models else "clip"  # the control fine-tuned as long as TROHN-Img
+    model_roles = {"bivlc_coco": coco, "bivlc_trohn_img": "clip_trohn_img", **(roles or {})}
     return Results(source, metrics, model_kinds, model_roles)
 
 

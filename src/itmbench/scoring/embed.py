@@ -174,3 +174,86 @@ class EmbeddingCache:
         if missing:
             raise KeyError(f"{self.path}: no {kind} embedding for ids {missing[:5]} (is the cache stale?)")
         return torch.from_numpy(self.emb[kind][[rows[int(i)] for i in ids]])
+
+
+# --- several devices -------------------------------------------------------------------------------
+
+
+def visible_devices(n: int | str) -> list[str]:
+    """The devices `--devices` asks for: N (or 'all') visible CUDA devices, else N CPU shards (simulated devices)."""
+    n_cuda = torch.cuda.device_count()
+    if n == "all":
+        n = max(1, n_cuda)
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"--devices {n}: expected a positive number of devices or 'all'")
+    if n_cuda >= n:
+        return [f"cuda:{k}" for k in range(n)]
+    return ["cpu"] * n
+
+
+def shard_ranges(n_items: int, batch_size: int, n_shards: int) -> list[tuple[int, int]]:
+    """Contiguous item ranges, one per shard, cut at batch boundaries: every item stays in the batch it has on one
+    device, so a sharded run does the same forward passes as a single one."""
+    n_batches = -(-n_items // batch_size) if n_items else 0
+    cuts = [min(n_items, batch_size * (n_batches * k // n_shards)) for k in range(n_shards + 1)]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def _embed_shard(
+    spec: dict,
+    name: str,
+    checkpoint: str | None,
+    items_dir: str,
+    extra_dirs: Sequence[str],
+    kind: str,
+    ids: np.ndarray,
+    batch_size: int,
+    device: str,
+    threads: int,
+) -> np.ndarray:
+    """One worker's part: build the model on its device, embed its items (a picklable top-level function)."""
+    from itmbench.models.registry import ModelSpec, build_encoder
+
+    torch.set_num_threads(threads)
+    encoder = build_encoder(ModelSpec.from_dict(name, spec), torch.device(device), checkpoint)
+    store = ItemStore(items_dir, extra_dirs, image_size=getattr(encoder, "image_size", 224))
+    encode, fetch = (
+        (encoder.encode_images, store.image_batch) if kind == "image" else (encoder.encode_texts, store.texts)
+    )
+    chunks = [encode(fetch(ids[s : s + batch_size])).cpu() for s in range(0, len(ids), batch_size)]
+    return torch.cat(chunks).numpy().astype(np.float32) if chunks else np.zeros((0, 0), np.float32)
+
+
+def embed_items_on_devices(
+    spec: dict,
+    name: str,
+    checkpoint: str | Path | None,
+    items_dir: str | Path,
+    extra_dirs: Sequence[str | Path],
+    items: pd.DataFrame,
+    devices: Sequence[str],
+    batch_size: int = 256,
+    threads: int = 1,
+) -> dict[str, np.ndarray]:
+    """`embed_items` with the item batches split across devices: one worker process per device (a CUDA device, or a
+    CPU shard), each with its own replica of the model; the shards' embeddings are concatenated in item order."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    per_worker = max(1, threads // len(devices)) if all(d == "cpu" for d in devices) else threads
+    common = (spec, name, None if checkpoint is None else str(checkpoint), str(items_dir), [str(d) for d in extra_dirs])
+    out: dict[str, np.ndarray] = {}
+    with ProcessPoolExecutor(max_workers=len(devices), mp_context=get_context("spawn")) as pool:
+        for kind in ("image", "caption"):
+            ids = items.loc[items["kind"] == kind, "item_id"].to_numpy(dtype=np.int64)
+            ranges = [(a, b) for a, b in shard_ranges(len(ids), batch_size, len(devices))]
+            futures = [
+                pool.submit(_embed_shard, *common, kind, ids[a:b], batch_size, device, per_worker)
+                for (a, b), device in zip(ranges, devices)
+                if b > a
+            ]
+            parts = [f.result() for f in futures]
+            out[f"{kind}_ids"] = ids
+            out[f"{kind}_emb"] = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+    return out

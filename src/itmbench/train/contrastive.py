@@ -34,6 +34,7 @@ def train_contrastive(
     out_path: str | Path,
     history_path: str | Path,
     device: torch.device,
+    init: str | Path | None = None,
 ) -> dict[str, Any]:
     """Train an open_clip model on the world's train split with in-batch negatives; write the best-on-val checkpoint."""
-    return run_training(RECIPES["contrastive"], spec, cfg, items_dir, out_path, history_path, device)
+    return run_training(RECIPES["contrastive"], spec, cfg, items_dir, out_path, history_path, device, init)

@@ -271,8 +271,12 @@ def embed_batch(encoder: Any, model: torch.nn.Module, batch: Batch, device: torc
     return Embedded(n_positive=batch.n_positive, txt=txt, img=img, partner=partner)
 
 
-def _config_hash(spec: ModelSpec, cfg: TrainConfig, items_dir: Path) -> str:
-    payload = json.dumps({"spec": asdict(spec), "train": asdict(cfg), "items": str(items_dir)}, sort_keys=True)
+def _config_hash(spec: ModelSpec, cfg: TrainConfig, items_dir: Path, init: str | Path | None = None) -> str:
+    """What a resume state must match: the spec, the config, the data and the starting weights (by content)."""
+    init_md5 = hashlib.md5(Path(init).read_bytes()).hexdigest() if init is not None else None
+    payload = json.dumps(
+        {"spec": asdict(spec), "train": asdict(cfg), "items": str(items_dir), "init": init_md5}, sort_keys=True
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -289,14 +293,18 @@ def run_training(
     out_path: str | Path,
     history_path: str | Path,
     device: torch.device,
+    init: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Train a model by a recipe on the world's train split; write the best-on-val checkpoint and the history."""
+    """Train a model by a recipe on the world's train split; write the best-on-val checkpoint and the history.
+
+    `init` is a checkpoint to start from (fine-tuning, as TROHN fine-tunes CLIP_COCO); None: random init.
+    """
     items_dir, out_path = Path(items_dir), Path(out_path)
     if spec.trainer is not None and spec.trainer != recipe.name:
         raise ValueError(f"models.{spec.name}: trainer {spec.trainer!r} run with the {recipe.name!r} trainer")
     torch.manual_seed(cfg.seed)
     world = read_world(items_dir)
-    encoder = build_encoder(spec, device)
+    encoder = build_encoder(spec, device, init)
     model = trainable_model(encoder, spec)
     data = TrainData.from_world(world, lambda texts: encoder.text_tensor(texts).cpu(), str(items_dir))
     val = ValidationSet.from_world(world, str(items_dir))
@@ -305,7 +313,7 @@ def run_training(
     build_seconds = round(time.time() - t_build, 2)
     if source.n_samples < 1:
         raise ValueError(f"models.{spec.name}: trainer {recipe.name} made no training samples from {items_dir}")
-    key = _config_hash(spec, cfg, items_dir)
+    key = _config_hash(spec, cfg, items_dir, init)
     return fit(recipe, source, val, encoder, model, spec, cfg, out_path, history_path, device, key, build_seconds)
 
 
