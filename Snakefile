@@ -13,6 +13,7 @@ include: "workflow/rules/world.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/cross.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/released.smk"
 

@@ -109,7 +109,7 @@ def get_bench_dep_flags(wildcards):
 
 
 def get_bench_metrics(wildcards):
-    return expand(f"{RESULTS}/metrics/{wildcards.bench}/{{model}}.json", model=MODELS)
+    return expand(f"{RESULTS}/metrics/{wildcards.bench}/{{model}}.json", model=scored_models(wildcards.bench))
 
 
 def get_bench_title(wildcards):
@@ -117,7 +117,7 @@ def get_bench_title(wildcards):
 
 
 def get_retrieval_metrics(wildcards):
-    return expand(f"{RESULTS}/metrics/{wildcards.benchmark}/{{model}}.json", model=MODELS)
+    return expand(f"{RESULTS}/metrics/{wildcards.benchmark}/{{model}}.json", model=scored_models(wildcards.benchmark))
 
 
 def get_retrieval_report():
@@ -187,7 +187,7 @@ def get_bench_report_parameters(wildcards):
             "benchmark": wildcards.bench,
             "table_md": f"{tables}/{wildcards.bench}.md",
             "audit_md": f"{tables}/audit.md",
-            "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
+            "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in scored_models(wildcards.bench)],
             "bench_dir": f"{DATA}/{wildcards.bench}",
         },
         sort_keys=True,
@@ -208,10 +208,109 @@ def get_model_kinds():
     """What each model is, for the claims: a text-only dual encoder (de_t2t) is no image-text model."""
     kinds = {}
     for name, spec in config["models"].items():
-        if spec["family"] == "random":
-            kinds[name] = "chance"
-        elif spec.get("trainer") == "de_t2t":
+        if spec.get("trainer") == "de_t2t":
             kinds[name] = "other"
         else:
-            kinds[name] = "contrastive"
+            kinds[name] = capability(spec["family"]).kind  # contrastive, chance, generative (coca), other
     return json.dumps(kinds, sort_keys=True)
+
+
+# --- Models that are not image-text dual encoders (the captioner, MCIC's FFNN, unimodal baselines) ---
+# What each model can score (itmbench.models.capabilities) decides which (model, benchmark) jobs exist;
+# a cell that is not scored appears in the tables with its reason.
+import shlex
+
+from itmbench.models.capabilities import absent_reason, capability, cell as model_cell
+from itmbench.benchmarks.registry import GALLERY_BENCHMARKS
+
+CROSS = sorted(m for m, spec in config["models"].items() if capability(spec["family"]).cross)
+FFNN = sorted(m for m, spec in config["models"].items() if capability(spec["family"]).needs_upstream)
+GALLERY_CROSS = list(config["cross_scorers"]["gallery_models"])
+PAIR_BENCHMARKS = sorted([*RETRIEVAL_BENCHMARKS, *WORLD_BENCHMARKS])
+_not_cross = sorted(set(GALLERY_CROSS) - set(CROSS))
+if _not_cross:
+    raise ValueError(f"params.yaml cross_scorers.gallery_models: {_not_cross} are not cross-scoring models {CROSS}")
+for _m in FFNN:
+    _up = config["models"][_m].get("upstream")
+    if _up not in config["models"] or capability(config["models"][_up]["family"]).cross:
+        raise ValueError(f"params.yaml models.{_m}.upstream: {_up!r}; expected a model that gives embeddings")
+
+
+wildcard_constraints:
+    cross="|".join(CROSS) if CROSS else "__none__",
+    ffnn="|".join(FFNN) if FFNN else "__none__",
+    pairbench="|".join(PAIR_BENCHMARKS),
+
+
+def scored_models(bench):
+    """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries)."""
+    return [m for m in MODELS if model_cell(config["models"][m], bench, GALLERY_CROSS, m) == "scored"]
+
+
+def get_absent_flags(wildcards):
+    """--absent MODEL=REASON for every model a benchmark's table does not score."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    flags = []
+    for m in MODELS:
+        reason = absent_reason(config["models"][m], bench, GALLERY_CROSS, m)
+        if reason:
+            flags.append("--absent " + shlex.quote(f"{m}={reason}"))
+    return " ".join(flags)
+
+
+def get_grid_of(wildcards):
+    """A gallery benchmark's items: the table counts the pairs a cross scorer would need."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    return f"--grid-of {DATA}/{bench}/items.parquet" if bench in GALLERY_BENCHMARKS else ""
+
+
+def get_claims_metrics(wildcards):
+    """Every scored (model, benchmark) metrics file: what the claims read."""
+    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAIR_BENCHMARKS for m in scored_models(b)]
+
+
+def get_cross_spec(wildcards):
+    return json.dumps(config["models"][wildcards.cross], sort_keys=True)
+
+
+def get_ffnn_spec(wildcards):
+    return json.dumps(config["models"][wildcards.ffnn], sort_keys=True)
+
+
+def get_cross_checkpoint(wildcards):
+    """A cross scorer's trained checkpoint (every cross scorer is trained)."""
+    return f"{RESULTS}/models/{wildcards.cross}/model.pt"
+
+
+def get_cross_features(wildcards):
+    """An FFNN's features: its upstream model's cache files for this benchmark (none for the captioner)."""
+    spec = config["models"][wildcards.cross]
+    if not capability(spec["family"]).needs_upstream:
+        return []
+    files = [f"{RESULTS}/embeddings/{spec['upstream']}/items.npz"]
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        files.append(f"{RESULTS}/embeddings/{spec['upstream']}/{wildcards.pairbench}.npz")
+    return files
+
+
+def get_features_flag(wildcards, input):
+    return "--features " + " ".join(input.features) if input.get("features") else ""
+
+
+def get_extra_items_flag(wildcards, input):
+    """The folder of items a benchmark added (BiVLC), which the cross scorer reads beside the world's."""
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        return "--extra-items " + os.path.join(os.path.dirname(input.bench), "extra_items")
+    return ""
+
+
+def get_ffnn_features(wildcards):
+    """The FFNN's training features: its upstream model's embeddings of the train and the evaluated splits."""
+    upstream = config["models"][wildcards.ffnn]["upstream"]
+    return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
+
+
+def get_mcic_train_params(wildcards):
+    """MCIC's section with its splits replaced by the train split: Algorithm 1's decoys for the FFNN's training."""
+    split = config["cross_scorers"]["mcic_train_split"]
+    return json.dumps({**config["mcic"], "splits": {split: split}}, sort_keys=True)
