@@ -254,7 +254,7 @@ def get_absent_flags(wildcards):
     for m in MODELS:
         reason = absent_reason(config["models"][m], bench, GALLERY_CROSS, m)
         if reason:
-            flags.append("--absent " + shlex.quote(f"{m}={reason}"))
+            flags.append(f"--absent {shlex.quote(f'{m}={reason}')}")
     return " ".join(flags)
 
 
@@ -294,13 +294,13 @@ def get_cross_features(wildcards):
 
 
 def get_features_flag(wildcards, input):
-    return "--features " + " ".join(input.features) if input.get("features") else ""
+    return f"--features {' '.join(input.features)}" if input.get("features") else ""
 
 
 def get_extra_items_flag(wildcards, input):
     """The folder of items a benchmark added (BiVLC), which the cross scorer reads beside the world's."""
     if wildcards.pairbench in ADDING_BENCHMARKS:
-        return "--extra-items " + os.path.join(os.path.dirname(input.bench), "extra_items")
+        return f"--extra-items {os.path.join(os.path.dirname(input.bench), 'extra_items')}"
     return ""
 
 
