@@ -9,10 +9,10 @@ Here the features are a declared upstream model's item embeddings (`models.<name
 default the world's `clip`), the decoys of the train split are built by the same Algorithm 1 code
 as the dev and test splits (`mcic.build` with splits {train: train}), and the epoch kept is the one
 with the best dev accuracy (the paper tunes on dev). Decisions (each an `options` key): `hidden`
-256 (the paper's dimension), `epochs` 10, `batch_size` 100 (20 in the paper; 100 keeps an epoch
-under a second), `input` "concat" (the paper's tuple; "concat_product" adds the elementwise
-product), `seed` 0. The pair score is the 'yes' minus 'no' logit (the same argmax as the 'yes'
-probability).
+256 (the paper's dimension), `epochs` 10, `batch_size` 500 (20 in the paper; 500 keeps an epoch
+at 0.3 s on 2 cores, dev accuracy 57.6% vs 58.4% at 100), `input` "concat" (the paper's tuple;
+"concat_product" adds the elementwise product), `seed` 0. The pair score is the
+'yes' minus 'no' logit (the same argmax as the 'yes' probability).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 FFNN_OPTIONS = {
     "hidden": 256,
     "epochs": 10,
-    "batch_size": 100,
+    "batch_size": 500,
     "lr": 0.01,
     "clip_norm": 4.0,
     "input": "concat",
