@@ -17,6 +17,7 @@ if SOURCE == "world":
     include: "workflow/rules/benchmarks.smk"
     include: "workflow/rules/models.smk"
     include: "workflow/rules/negatives.smk"
+    include: "workflow/rules/cross.smk"
 
 else:
 

@@ -98,7 +98,13 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
 
     _set_threads(args.threads)
     entry = benchmark(args.name)
-    scores = entry.module.score_dual(entry.module.read(args.bench), EmbeddingCache(args.embeddings))
+    tables = entry.module.read(args.bench)
+    if args.pairs:
+        from itmbench.scoring.pairs import PairScores
+
+        scores = entry.module.score_pairs(tables, PairScores(args.pairs))
+    else:
+        scores = entry.module.score_dual(tables, EmbeddingCache(args.embeddings))
     write_parquet(args.out, scores)
 
 
@@ -130,7 +136,8 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
             rows.append(
                 {"row": m["model"], "column": name, **{k: cell.get(k, float("nan")) for k in ("value", "lo", "hi")}}
             )
-    write_table(pd.DataFrame(rows), Path(args.out_csv).with_suffix(""), args.title, row_header="model")
+    long = _with_absent_cells(pd.DataFrame(rows), args.absent, args.grid_of)
+    write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header="model")
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -144,7 +151,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
     init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
     summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
-    log.info("trained %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
+    log.info("trained %s: best epoch %s, val R@1 %s", spec.name, summary["best_epoch"], summary.get("val_r1", "-"))
 
 
 def cmd_embed(args: argparse.Namespace) -> None:
@@ -194,7 +201,15 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
 
     _set_threads(args.threads)
     items, positives = read_retrieval(args.bench)
-    scores = score_retrieval(items, positives, EmbeddingCache(args.embeddings), args.chunk_size)
+    if args.pairs:
+        from itmbench.scoring.pairs import PairScores
+
+        cache = PairScores(args.pairs).as_cache(
+            items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+        )
+    else:
+        cache = EmbeddingCache(args.embeddings)
+    scores = score_retrieval(items, positives, cache, args.chunk_size)
     write_parquet(args.out, scores)
 
 
@@ -223,7 +238,7 @@ def cmd_table_retrieval(args: argparse.Namespace) -> None:
     from itmbench.report.tables import write_table
 
     metrics = [read_json(p) for p in args.metrics]
-    long = retrieval_long_table(metrics)
+    long = _with_absent_cells(retrieval_long_table(metrics), args.absent, args.grid_of)
     write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header="model [positives]")
 
 
@@ -470,6 +485,84 @@ def _add_generator_commands(add) -> None:
     sp.add_argument("--out", required=True)
 
 
+def _with_absent_cells(long, absent: list[str], grid_of: str | None):
+    """A table's rows plus one 'status' cell per model it does not score, saying why ({pairs}: the grid's size)."""
+    import pandas as pd
+
+    from itmbench.report.tables import absent_rows
+
+    pairs = ""
+    if grid_of:
+        items = pd.read_parquet(grid_of)
+        n = int((items["kind"] == "caption").sum()) * int((items["kind"] == "image").sum())
+        pairs = f"{n:,} pairs"
+    reasons = {}
+    for entry in absent:
+        model, sep, reason = entry.partition("=")
+        if not sep:
+            raise ValueError(f"--absent {entry!r}: expected MODEL=REASON")
+        reasons[model] = reason.replace("{pairs}", pairs or "every pair")
+    return pd.concat([long, absent_rows(reasons, long.columns)], ignore_index=True) if reasons else long
+
+
+def _pairs_needed(name: str, bench: str):
+    """The (caption_id, image_id) pairs benchmark `name` (in folder `bench`) needs scored, and its tables."""
+    if name == "retrieval":
+        from itmbench.benchmarks.retrieval import read_retrieval
+        from itmbench.scoring.pairs import items_grid
+
+        items, _ = read_retrieval(bench)
+        return items_grid(items)
+    from itmbench.benchmarks.registry import benchmark
+
+    module = benchmark(name).module
+    return module.pairs_needed(module.read(bench))
+
+
+def cmd_score_pairs(args: argparse.Namespace) -> None:
+    """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
+    import time
+
+    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.scoring.embed import EmbeddingCache, ItemStore
+    from itmbench.scoring.pairs import write_pair_scores
+
+    _set_threads(args.threads)
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
+    if not hasattr(scorer, "score_pairs"):
+        raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")
+    pairs = _pairs_needed(args.name, args.bench)
+    features = EmbeddingCache(args.features) if args.features else None
+    t0 = time.time()
+    scores = scorer.score_pairs(
+        ItemStore(args.items, args.extra_items),
+        pairs["caption_id"].to_numpy(),
+        pairs["image_id"].to_numpy(),
+        features=features,
+    )
+    seconds = time.time() - t0
+    write_pair_scores(args.out, pairs, scores)
+    log.info("%s on %s: %d pairs in %.1f s (%.0f pairs/s)", spec.name, args.name, len(pairs), seconds,
+             len(pairs) / max(seconds, 1e-9))
+
+
+def cmd_train_ffnn(args: argparse.Namespace) -> None:
+    """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
+    from itmbench.benchmarks import mcic
+    from itmbench.models.option_scorer import train_ffnn
+    from itmbench.models.registry import ModelSpec
+    from itmbench.scoring.embed import EmbeddingCache
+
+    _set_threads(args.threads)
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    train = mcic.read(args.train_bench)["examples"]
+    dev = mcic.read(args.dev_bench)["examples"]
+    dev = dev[dev["split"] == args.dev_split]
+    summary = train_ffnn(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
+    log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(prog="itmbench", description=__doc__.splitlines()[0])
@@ -513,7 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("score-retrieval", cmd_score_retrieval, "per-query ranks on a retrieval benchmark")
     sp.add_argument("--bench", required=True)
-    sp.add_argument("--embeddings", nargs="+", required=True)
+    scored = sp.add_mutually_exclusive_group(required=True)
+    scored.add_argument("--embeddings", nargs="+")
+    scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (the full grid)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--chunk-size", type=int, default=1024)
     sp.add_argument("--threads", type=int, default=1)
@@ -529,6 +624,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("metrics", nargs="+")
     sp.add_argument("--out-csv", required=True, help="the .csv path; .md and .tex are written beside it")
     sp.add_argument("--title", default="Retrieval")
+    sp.add_argument("--absent", action="append", default=[], help="MODEL=REASON: a model the table does not score")
+    sp.add_argument("--grid-of", default=None, help="items parquet whose caption x image grid {pairs} counts")
 
     sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
     sp.add_argument("--name", required=True)
@@ -549,7 +646,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("score-benchmark", cmd_score_benchmark, "per-instance scores of a model on a benchmark")
     sp.add_argument("--name", required=True)
     sp.add_argument("--bench", required=True)
-    sp.add_argument("--embeddings", nargs="+", required=True, help="the model's cache files (source + added items)")
+    scored = sp.add_mutually_exclusive_group(required=True)
+    scored.add_argument("--embeddings", nargs="+", help="the model's cache files (source + added items)")
+    scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (score-pairs)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--threads", type=int, default=1)
 
@@ -564,6 +663,32 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("metrics", nargs="+")
     sp.add_argument("--out-csv", required=True)
     sp.add_argument("--title", required=True)
+    sp.add_argument("--absent", action="append", default=[], help="MODEL=REASON: a model the table does not score")
+    sp.add_argument("--grid-of", default=None, help="items parquet whose caption x image grid {pairs} counts")
+
+    sp = add("score-pairs", cmd_score_pairs, "a cross scorer's scores of the pairs a benchmark needs")
+    sp.add_argument("--name", required=True, help="the benchmark (retrieval or a world benchmark)")
+    sp.add_argument("--bench", required=True)
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--spec", type=_json_arg, required=True, help="params.yaml `models.<name>` as JSON")
+    sp.add_argument("--checkpoint", default=None)
+    sp.add_argument("--items", required=True, help="the source's items folder")
+    sp.add_argument("--extra-items", nargs="*", default=[], help="item folders the benchmark added")
+    sp.add_argument("--features", nargs="*", default=[], help="the upstream model's cache files (ffnn)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--device", default="auto")
+
+    sp = add("train-ffnn", cmd_train_ffnn, "train MCIC's FFNN option scorer")
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--spec", type=_json_arg, required=True, help="params.yaml `models.<name>` as JSON")
+    sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")
+    sp.add_argument("--dev-bench", required=True, help="the MCIC folder with the dev split (epoch selection)")
+    sp.add_argument("--dev-split", default="dev")
+    sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + dev)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--history", required=True)
+    sp.add_argument("--threads", type=int, default=1)
 
     sp = add("fetch", cmd_fetch, "fetch a released file through DVC, md5-checked")
     sp.add_argument("--key", required=True, help="key in src/itmbench/sources/released.yaml")

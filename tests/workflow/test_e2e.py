@@ -135,7 +135,8 @@ WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic")
 def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
     jobs = planned_jobs(run_dir, override={"bivlc": {"p_extra_object": 0.25}})
     rules = {rule for rule, _ in jobs}
-    assert rules == SCORING_RULES | {
+    cross = {"score_pairs", "score_benchmark_pairs"}  # the cross scorers rescore BiVLC's pairs
+    assert rules == SCORING_RULES | cross | {
         "build_benchmark",
         "audit_benchmark",
         "embed_added",
@@ -146,7 +147,7 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
         assert "cxc" not in wildcards, (rule, wildcards)
         if "bench=" in wildcards or "added=" in wildcards:
             assert "bivlc" in wildcards, (rule, wildcards)
-    assert "train" not in rules and "embed" not in rules
+    assert "train" not in rules and "embed" not in rules and "train_ffnn" not in rules
 
 
 @pytest.mark.slow
@@ -230,3 +231,51 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
     changed = mdiff["results/world/metrics/retrieval/clip.json"]
     assert any(k.endswith("R@10.hi") for k in changed), changed  # narrower Wilson intervals
     assert not any(k.endswith(".value") for k in changed)  # the ranks themselves did not change
+
+
+@pytest.mark.slow
+def test_models_that_are_not_dual_encoders_are_scored_where_they_apply(run_dir):
+    metrics = run_dir / "results/world/metrics"
+    scored = {p.parent.name + "/" + p.stem for p in metrics.glob("*/*.json")}
+    for bench in ("bison", "mcic", "bivlc"):
+        assert {f"{bench}/coca", f"{bench}/ffnn"} <= scored, bench
+    for bench in ("retrieval", "eccv", "cxc"):
+        assert f"{bench}/ffnn" in scored and f"{bench}/coca" not in scored, bench  # coca: not asked to rank galleries
+    assert {
+        m for m in ("bow", "pixels") for b in ("bison", "mcic", "bivlc", "eccv", "retrieval") if f"{b}/{m}" in scored
+    } == set()
+    bow = json.loads((metrics / "cxc/bow.json").read_text())["metrics"]
+    assert any(k.startswith("t2t/") for k in bow) and "sts/spearman" in bow
+    assert not any(k.startswith(("i2t/", "t2i/", "i2i/", "sis/", "sits/")) for k in bow)
+    pixels = json.loads((metrics / "cxc/pixels.json").read_text())["metrics"]
+    assert any(k.startswith("i2i/") for k in pixels) and not any(k.startswith(("t2t/", "i2t/")) for k in pixels)
+    # the captioner is scored by likelihood on every MCIC split
+    coca = json.loads((metrics / "mcic/coca.json").read_text())["metrics"]
+    assert all(cell["n"] > 0 for cell in coca.values())
+    # tables show the cells that are not scored, with the reason
+    cxc_md = (run_dir / "results/world/tables/cxc/cxc.md").read_text()
+    assert "not scored (cross scorer; every caption x image pair: cost" in cxc_md and "pairs)" in cxc_md
+    bison_md = (run_dir / "results/world/tables/bison/bison.md").read_text()
+    assert "not applicable (bag_of_words scores text-text only)" in bison_md
+    assert "not applicable (pixel_features scores image-image only)" in bison_md
+    retrieval = pd.read_csv(run_dir / "results/world/tables/retrieval/retrieval.csv")
+    assert set(retrieval.loc[retrieval["column"] == "status", "row"]) == {"bow", "coca", "pixels"}
+
+
+def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tmp_path):
+    d = copy_workflow(tmp_path)
+    jobs = planned_jobs(d)
+    galleries = ("retrieval", "eccv", "cxc")
+    coca = [(r, w) for r, w in jobs if "coca" in w]
+    assert coca and not any(r in ("embed", "embed_added", "embed_train_split") for r, _ in coca)
+    assert not any(g in w for _, w in coca for g in galleries), coca
+    assert {w for r, w in coca if r == "score_pairs"} == {
+        f"pairbench={b}, cross=coca" for b in ("bison", "bivlc", "mcic")
+    }
+    ffnn_pairs = {w for r, w in jobs if r == "score_pairs" and "cross=ffnn" in w}
+    assert len(ffnn_pairs) == 6  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
+    asked = planned_jobs(d, override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
+    assert {w for r, w in asked if r == "score_pairs" and "cross=coca" in w} >= {
+        f"pairbench={b}, cross=coca" for b in galleries
+    }
+    assert not any(r.startswith("embed") and "coca" in w for r, w in asked)

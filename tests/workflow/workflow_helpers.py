@@ -16,6 +16,7 @@ TINY = {
     "world": {"n_train": 500, "n_val": 50, "n_test": 100},
     "train": {"epochs": 5, "batch_size": 64, "lr": 0.002, "warmup_steps": 20},
     "score": {"n_boot": 100},
+    "cross_scorers": {"gallery_models": ["ffnn"]},  # the tiny galleries are cheap: the FFNN ranks them too
 }
 
 

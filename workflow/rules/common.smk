@@ -150,7 +150,7 @@ def get_bench_dep_flags(wildcards):
 
 
 def get_bench_metrics(wildcards):
-    return expand(f"{RESULTS}/metrics/{wildcards.bench}/{{model}}.json", model=MODELS)
+    return expand(f"{RESULTS}/metrics/{wildcards.bench}/{{model}}.json", model=scored_models(wildcards.bench))
 
 
 def get_bench_title(wildcards):
@@ -158,7 +158,7 @@ def get_bench_title(wildcards):
 
 
 def get_retrieval_metrics(wildcards):
-    return expand(f"{RESULTS}/metrics/{wildcards.benchmark}/{{model}}.json", model=MODELS)
+    return expand(f"{RESULTS}/metrics/{wildcards.benchmark}/{{model}}.json", model=scored_models(wildcards.benchmark))
 
 
 def get_retrieval_report():
@@ -227,7 +227,7 @@ def get_bench_report_parameters(wildcards):
         "benchmark": wildcards.bench,
         "table_md": f"{tables}/{wildcards.bench}.md",
         "audit_md": f"{tables}/audit.md" if SOURCE == "world" else "",
-        "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in MODELS],
+        "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in scored_models(wildcards.bench)],
         "bench_dir": f"{DATA}/{wildcards.bench}",
         "paper_tables": get_bench_world_tables(wildcards),
         "figures": get_bench_world_figures(wildcards),
@@ -253,12 +253,10 @@ def get_model_kinds():
     """What each model is, for the claims: a text-only dual encoder (de_t2t) is no image-text model."""
     kinds = {}
     for name, spec in MODEL_SPECS.items():
-        if spec["family"] == "random":
-            kinds[name] = "chance"
-        elif spec.get("trainer") == "de_t2t":
+        if spec.get("trainer") == "de_t2t":
             kinds[name] = "other"
         else:
-            kinds[name] = "contrastive"
+            kinds[name] = capability(spec["family"]).kind  # contrastive, chance, generative (coca), other
     return json.dumps(kinds, sort_keys=True)
 
 
@@ -459,7 +457,7 @@ def get_bench_report_generators(wildcards):
 
 def get_init_checkpoint(wildcards):
     """The checkpoint a fine-tuned model starts from (its spec's `init`: another trained model), or nothing."""
-    init = config["models"][wildcards.trained].get("init")
+    init = MODEL_SPECS[wildcards.trained].get("init")
     if init is None:
         return []
     if init not in TRAINED:
@@ -469,3 +467,105 @@ def get_init_checkpoint(wildcards):
 
 def get_init_flag(wildcards, input):
     return f"--init {input.init}" if input.get("init") else ""
+
+
+# --- Models that are not image-text dual encoders (the captioner, MCIC's FFNN, unimodal baselines) ---
+# What each model can score (itmbench.models.capabilities) decides which (model, benchmark) jobs exist;
+# a cell that is not scored appears in the tables with its reason.
+import shlex
+
+from itmbench.models.capabilities import absent_reason, capability, cell as model_cell
+from itmbench.benchmarks.registry import GALLERY_BENCHMARKS
+
+CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).cross)
+FFNN = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).needs_upstream)
+# cross_scorers name world models; the coco source keeps those of its own models (none by default)
+GALLERY_CROSS = [m for m in config["cross_scorers"]["gallery_models"] if SOURCE == "world" or m in MODEL_SPECS]
+PAIR_BENCHMARKS = sorted([*RETRIEVAL_BENCHMARKS, *WORLD_BENCHMARKS])
+_not_cross = sorted(set(GALLERY_CROSS) - set(CROSS))
+if _not_cross:
+    raise ValueError(f"params.yaml cross_scorers.gallery_models: {_not_cross} are not cross-scoring models {CROSS}")
+for _m in FFNN:
+    _up = MODEL_SPECS[_m].get("upstream")
+    if _up not in MODEL_SPECS or capability(MODEL_SPECS[_up]["family"]).cross:
+        raise ValueError(f"params.yaml models.{_m}.upstream: {_up!r}; expected a model that gives embeddings")
+
+
+wildcard_constraints:
+    cross="|".join(CROSS) if CROSS else "__none__",
+    ffnn="|".join(FFNN) if FFNN else "__none__",
+    pairbench="|".join(PAIR_BENCHMARKS),
+
+
+def scored_models(bench):
+    """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries)."""
+    return [m for m in MODELS if model_cell(MODEL_SPECS[m], bench, GALLERY_CROSS, m) == "scored"]
+
+
+def get_absent_flags(wildcards):
+    """--absent MODEL=REASON for every model a benchmark's table does not score."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    flags = []
+    for m in MODELS:
+        reason = absent_reason(MODEL_SPECS[m], bench, GALLERY_CROSS, m)
+        if reason:
+            flags.append(f"--absent {shlex.quote(f'{m}={reason}')}")
+    return " ".join(flags)
+
+
+def get_grid_of(wildcards):
+    """A gallery benchmark's items: the table counts the pairs a cross scorer would need."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    return f"--grid-of {DATA}/{bench}/items.parquet" if bench in GALLERY_BENCHMARKS else ""
+
+
+def get_claims_metrics(wildcards):
+    """Every scored (model, benchmark) metrics file: what the claims read."""
+    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAIR_BENCHMARKS for m in scored_models(b)]
+
+
+def get_cross_spec(wildcards):
+    return json.dumps(MODEL_SPECS[wildcards.cross], sort_keys=True)
+
+
+def get_ffnn_spec(wildcards):
+    return json.dumps(MODEL_SPECS[wildcards.ffnn], sort_keys=True)
+
+
+def get_cross_checkpoint(wildcards):
+    """A cross scorer's trained checkpoint (every cross scorer is trained)."""
+    return f"{RESULTS}/models/{wildcards.cross}/model.pt"
+
+
+def get_cross_features(wildcards):
+    """An FFNN's features: its upstream model's cache files for this benchmark (none for the captioner)."""
+    spec = MODEL_SPECS[wildcards.cross]
+    if not capability(spec["family"]).needs_upstream:
+        return []
+    files = [f"{RESULTS}/embeddings/{spec['upstream']}/items.npz"]
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        files.append(f"{RESULTS}/embeddings/{spec['upstream']}/{wildcards.pairbench}.npz")
+    return files
+
+
+def get_features_flag(wildcards, input):
+    return f"--features {' '.join(input.features)}" if input.get("features") else ""
+
+
+def get_extra_items_flag(wildcards, input):
+    """The folder of items a benchmark added (BiVLC), which the cross scorer reads beside the world's."""
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        return f"--extra-items {os.path.join(os.path.dirname(input.bench), 'extra_items')}"
+    return ""
+
+
+def get_ffnn_features(wildcards):
+    """The FFNN's training features: its upstream model's embeddings of the train and the evaluated splits."""
+    upstream = MODEL_SPECS[wildcards.ffnn]["upstream"]
+    return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
+
+
+def get_mcic_train_params(wildcards):
+    """MCIC's section with its splits replaced by the train split: Algorithm 1's decoys for the FFNN's training."""
+    split = config["cross_scorers"]["mcic_train_split"]
+    return json.dumps({**config["mcic"], "splits": {split: split}}, sort_keys=True)

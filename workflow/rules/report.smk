@@ -10,6 +10,8 @@ rule table_retrieval:
         tex=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.tex",
     params:
         title="COCO-style retrieval on the world's test split: R@K (%) and median rank, 95% intervals",
+        absent=get_absent_flags,
+        grid=get_grid_of,
     threads: 1
     resources:
         mem_mb=1000,
@@ -20,14 +22,15 @@ rule table_retrieval:
     conda:
         ENV
     shell:
-        "itmbench table-retrieval {input} --out-csv {output.csv} --title {params.title:q} > {log} 2>&1"
+        "itmbench table-retrieval {input} --out-csv {output.csv} --title {params.title:q} {params.absent} "
+        "{params.grid} > {log} 2>&1"
 
 
 rule report_retrieval:
     input:
         notebook=f"{NOTEBOOKS}/retrieval.ipynb",
         table=f"{RESULTS}/tables/retrieval/retrieval.csv",
-        metrics=expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=MODELS),
+        metrics=expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=scored_models("retrieval")),
         positives=f"{DATA}/retrieval/positives.parquet",
         images=get_items_images,
     output:
@@ -83,6 +86,8 @@ rule table_benchmark:
         tex=f"{RESULTS}/tables/{{bench}}/{{bench}}.tex",
     params:
         title=get_bench_title,
+        absent=get_absent_flags,
+        grid=get_grid_of,
     threads: 1
     resources:
         mem_mb=1000,
@@ -93,7 +98,8 @@ rule table_benchmark:
     conda:
         ENV
     shell:
-        "itmbench table-benchmark {input} --out-csv {output.csv} --title {params.title:q} > {log} 2>&1"
+        "itmbench table-benchmark {input} --out-csv {output.csv} --title {params.title:q} {params.absent} "
+        "{params.grid} > {log} 2>&1"
 
 
 rule report_benchmark:
@@ -125,8 +131,7 @@ rule report_benchmark:
 
 rule claims:
     input:
-        expand(f"{RESULTS}/metrics/{{bench}}/{{model}}.json", bench=WORLD_BENCHMARKS, model=MODELS),
-        expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=MODELS),
+        get_claims_metrics,
     output:
         csv=f"{RESULTS}/tables/claims/claims.csv",
         md=f"{RESULTS}/tables/claims/claims.md",

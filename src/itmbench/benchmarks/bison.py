@@ -70,6 +70,7 @@ from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.sources.bison import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import SPLITS, World, WorldConfig
@@ -596,6 +597,28 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.Dat
     ifalse = cache.get("image", ann["false_image_id"].to_numpy()).to(torch.float32)
     s_true = (q * it).sum(dim=1).numpy().astype(np.float64)
     s_false = (q * ifalse).sum(dim=1).numpy().astype(np.float64)
+    return _score_frame(ann, s_true, s_false)
+
+
+def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The (caption_id, image_id) pairs a cross scorer must score: the query with each of its 2 images."""
+    ann = tables["annotations"]
+    q = ann["caption_id"].to_numpy(np.int64)
+    return pair_frame(
+        np.concatenate([q, q]), np.concatenate([ann["true_image_id"].to_numpy(), ann["false_image_id"].to_numpy()])
+    )
+
+
+def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores) -> pd.DataFrame:
+    """The per-instance table of `score_dual`, from a cross scorer's pair scores."""
+    ann = tables["annotations"]
+    q = ann["caption_id"].to_numpy(np.int64)
+    s_true = pairs.get(q, ann["true_image_id"].to_numpy())
+    return _score_frame(ann, s_true, pairs.get(q, ann["false_image_id"].to_numpy()))
+
+
+def _score_frame(ann: pd.DataFrame, s_true: np.ndarray, s_false: np.ndarray) -> pd.DataFrame:
+    """One row per instance: its two scores and whether the true image scores strictly higher."""
     correct = bison_accuracy(s_true, s_false).correct
     return pd.DataFrame(
         {

@@ -69,6 +69,7 @@ from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.negatives.captions import propose_edit
 from itmbench.negatives.images import MISTAKES, GeneratedImage, ImageGenerator, make_generator
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.sources.sugarcrepe import SUBSETS, TYPES, split_subset
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
@@ -850,20 +851,52 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
     released BiVLC, whose captions were reformatted and whose images come with the dataset) gets a
     row of its own, with sugarcrepe_id -1, scored on its own items; it does not count in SugarCrepe.
     """
-    sc = tables["sugarcrepe"]
+    return _score_frame(tables, lambda captions, images: _dot(cache, captions, images))
+
+
+def _linked(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The BiVLC instances linked to a SugarCrepe row (indexed by it), and the unlinked ones (released BiVLC)."""
     all_inst = tables["instances"]
-    own = all_inst[all_inst["sugarcrepe_id"].to_numpy(np.int64) < 0]
-    inst = all_inst[all_inst["sugarcrepe_id"].to_numpy(np.int64) >= 0].set_index("sugarcrepe_id")
-    image = sc["image_id"].to_numpy(np.int64)
-    c0 = sc["caption_id"].to_numpy(np.int64)
-    c1 = sc["negative_caption_id"].to_numpy(np.int64)
+    linked = all_inst["sugarcrepe_id"].to_numpy(np.int64) >= 0
+    return all_inst[linked].set_index("sugarcrepe_id"), all_inst[~linked]
+
+
+def _quadruples(tables: Mapping[str, pd.DataFrame]) -> tuple[np.ndarray, ...]:
+    """Per SugarCrepe row: I0, C0, C1, I1 (-1 outside BiVLC) and BiVLC membership."""
+    sc = tables["sugarcrepe"]
+    inst, _ = _linked(tables)
     member = sc["in_bivlc"].to_numpy(bool)
     i1 = np.full(len(sc), -1, dtype=np.int64)
     i1[member] = inst.loc[sc["id"].to_numpy()[member], "negative_image"].to_numpy(np.int64)
+    c0, c1 = sc["caption_id"].to_numpy(np.int64), sc["negative_caption_id"].to_numpy(np.int64)
+    return sc["image_id"].to_numpy(np.int64), c0, c1, i1, member
+
+
+def pairs_needed(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The (caption_id, image_id) pairs a cross scorer must score: 2 per SugarCrepe instance, 4 per BiVLC one."""
+    i0, c0, c1, i1, member = _quadruples(tables)
+    _, own = _linked(tables)  # unlinked BiVLC instances (released BiVLC): 4 pairs each on their own items
+    o0, o1 = own["caption_id"].to_numpy(np.int64), own["negative_caption_id"].to_numpy(np.int64)
+    oi0, oi1 = own["image"].to_numpy(np.int64), own["negative_image"].to_numpy(np.int64)
+    return pair_frame(
+        np.concatenate([c0, c1, c0[member], c1[member], o0, o1, o0, o1]),
+        np.concatenate([i0, i0, i1[member], i1[member], oi0, oi0, oi1, oi1]),
+    )
+
+
+def score_pairs(tables: Mapping[str, pd.DataFrame], pairs: PairScores) -> pd.DataFrame:
+    """The per-instance table of `score_dual`, from a cross scorer's pair scores."""
+    return _score_frame(tables, pairs.get)
+
+
+def _score_frame(tables: Mapping[str, pd.DataFrame], pair_score: Any) -> pd.DataFrame:
+    """The per-instance table, with s(caption, image) of row pairs given by `pair_score(captions, images)`."""
+    sc = tables["sugarcrepe"]
+    image, c0, c1, i1, member = _quadruples(tables)
     s01 = np.full(len(sc), np.nan)
     s11 = np.full(len(sc), np.nan)
-    s01[member] = _dot(cache, c0[member], i1[member])
-    s11[member] = _dot(cache, c1[member], i1[member])
+    s01[member] = pair_score(c0[member], i1[member])
+    s11[member] = pair_score(c1[member], i1[member])
     out = pd.DataFrame(
         {
             "sugarcrepe_id": sc["id"].to_numpy(np.int64),
@@ -876,12 +909,13 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
             "caption_id": c0,
             "negative_caption_id": c1,
             "negative_image_id": i1,
-            "s_c0_i0": _dot(cache, c0, image),
-            "s_c1_i0": _dot(cache, c1, image),
+            "s_c0_i0": pair_score(c0, image),
+            "s_c1_i0": pair_score(c1, image),
             "s_c0_i1": s01,
             "s_c1_i1": s11,
         }
     )
+    _, own = _linked(tables)
     if len(own) == 0:
         return out
     c0, c1 = own["caption_id"].to_numpy(np.int64), own["negative_caption_id"].to_numpy(np.int64)
@@ -898,10 +932,10 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
             "caption_id": c0,
             "negative_caption_id": c1,
             "negative_image_id": i1,
-            "s_c0_i0": _dot(cache, c0, i0),
-            "s_c1_i0": _dot(cache, c1, i0),
-            "s_c0_i1": _dot(cache, c0, i1),
-            "s_c1_i1": _dot(cache, c1, i1),
+            "s_c0_i0": pair_score(c0, i0),
+            "s_c1_i0": pair_score(c1, i0),
+            "s_c0_i1": pair_score(c0, i1),
+            "s_c1_i1": pair_score(c1, i1),
         }
     )
     return pd.concat([out, rows], ignore_index=True)

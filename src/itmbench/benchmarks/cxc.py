@@ -79,6 +79,7 @@ from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.metrics.retrieval import retrieval_summary
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.pairs import PairScores, items_grid
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.sources.cxc import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.world.captions import CaptionStructure, Mention
@@ -1085,6 +1086,16 @@ def _retrieval_frame(task: str, positive_set: str, query_ids: np.ndarray, pos: l
     )
 
 
+# The modality each task compares: a model is scored on the tasks its embeddings cover.
+TASK_MODALITY = {
+    "t2t": "text-text",
+    "sts": "text-text",
+    "i2i": "image-image",
+    "sis": "image-image",
+    "sits": "image-text",
+}
+
+
 def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_size: int = 1024) -> pd.DataFrame:
     """Per-instance scores of a dual encoder on the scored split: retrieval ranks and rated-pair similarities.
 
@@ -1098,7 +1109,9 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
     items = tables["items"]
     image_ids = items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64)
     caption_ids = items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64)
-    img, cap = cache.get("image", image_ids), cache.get("caption", caption_ids)
+    modalities = cache.modalities()  # a unimodal model's cache: its own modality's tasks only
+    img = cache.get("image", image_ids) if modalities & {"image-text", "image-image"} else None
+    cap = cache.get("caption", caption_ids) if modalities & {"image-text", "text-text"} else None
     pos = tables["positives"]
     pos = pos[pos["split"] == split]
     original = pos.loc[pos["task"] == "original", ["a_id", "b_id"]]
@@ -1108,7 +1121,7 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         "cxc": pd.concat([original, sits_pos], ignore_index=True).drop_duplicates(ignore_index=True),
     }
     frames = []
-    for positive_set, pairs in cross.items():
+    for positive_set, pairs in cross.items() if "image-text" in modalities else ():
         pairs = pairs.rename(columns={"a_id": "caption_id", "b_id": "image_id"})
         for task, q_ids, g_ids, q_emb, g_emb, q_col, g_col in (
             ("i2t", image_ids, caption_ids, img, cap, "image_id", "caption_id"),
@@ -1126,6 +1139,8 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         ("i2i", "cxc"): (pos.loc[pos["task"] == "sis", ["a_id", "b_id"]], image_ids, img),
     }
     for (task, positive_set), (pairs, ids, emb) in intra.items():
+        if TASK_MODALITY[task] not in modalities:
+            continue
         pairs = _symmetric(pairs)
         lists = _positive_lists(ids, ids, pairs, "a_id", "b_id")
         keep = np.flatnonzero([len(p) > 0 for p in lists])
@@ -1134,6 +1149,8 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         ranks = first_positive_ranks_excluding(emb[keep], emb, [lists[k] for k in keep], keep, chunk_size)
         frames.append(_retrieval_frame(task, positive_set, ids[keep], [lists[k] for k in keep], ranks))
     for task in TASKS:
+        if TASK_MODALITY[task] not in modalities:
+            continue
         frame = tables[task][tables[task]["split"] == split]
         a, b = ITEM_COLUMNS[task]
         kind_a = "caption" if a.startswith("caption") else "image"
@@ -1160,6 +1177,20 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         )
     out = pd.concat(frames, ignore_index=True)[SCORE_COLUMNS]
     return out.astype({"part": "string", "task": "string", "positive_set": "string"})
+
+
+def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The pairs a cross scorer must score for the image-text tasks: every caption with every image (a gallery)."""
+    return items_grid(tables["items"])
+
+
+def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores, chunk_size: int = 1024) -> pd.DataFrame:
+    """The image-text rows of `score_dual` (i2t, t2i, SITS) from a cross scorer's scores of the full grid."""
+    items = tables["items"]
+    grid = pairs.as_cache(
+        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+    )
+    return score_dual(tables, grid, chunk_size)
 
 
 def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:

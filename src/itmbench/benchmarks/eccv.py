@@ -73,6 +73,7 @@ from itmbench.io import write_parquet
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.pairs import PairScores, items_grid
 from itmbench.scoring.retrieval import top_k
 from itmbench.sources.eccv import DIRECTIONS, SCHEMA, SOURCES
 from itmbench.world.captions import CaptionStructure, Mention
@@ -1112,6 +1113,20 @@ def _pm_depths(
     if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
         raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
     return pm_pos, n_pm, depth
+
+
+def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The pairs a cross scorer must score: every caption with every image of the split (a gallery)."""
+    return items_grid(tables["items"])
+
+
+def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores, ks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
+    """The per-query table of `score_dual`, from a cross scorer's scores of the full grid."""
+    items = tables["items"]
+    grid = pairs.as_cache(
+        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+    )
+    return score_dual(tables, grid, ks)
 
 
 def _metric_columns(scores: pd.DataFrame) -> list[str]:

@@ -72,6 +72,7 @@ import scipy.sparse as sp
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import constant_answer_accuracy, mcic_accuracy, multiple_choice_correct
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
@@ -692,6 +693,29 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.Dat
     img = cache.get("image", image_ids).double()
     cap = cache.get("caption", option_ids.ravel()).double().reshape(n, N_OPTIONS, -1)
     scores = (cap @ img.unsqueeze(-1)).squeeze(-1).numpy() if n else np.zeros((0, N_OPTIONS))
+    return _score_frame(ex, option_ids, scores)
+
+
+def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The (caption_id, image_id) pairs a cross scorer must score: each instance's image with its 5 options."""
+    ex = tables["examples"]
+    option_ids = np.array([list(v) for v in ex["option_caption_ids"]], dtype=np.int64).reshape(len(ex), N_OPTIONS)
+    return pair_frame(option_ids.ravel(), np.repeat(ex["image_id"].to_numpy(dtype=np.int64), N_OPTIONS))
+
+
+def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores) -> pd.DataFrame:
+    """The per-instance table of `score_dual`, from a cross scorer's pair scores."""
+    ex = tables["examples"]
+    n = len(ex)
+    option_ids = np.array([list(v) for v in ex["option_caption_ids"]], dtype=np.int64).reshape(n, N_OPTIONS)
+    images = np.repeat(ex["image_id"].to_numpy(dtype=np.int64), N_OPTIONS)
+    return _score_frame(ex, option_ids, pairs.get(option_ids.ravel(), images).reshape(n, N_OPTIONS))
+
+
+def _score_frame(ex: pd.DataFrame, option_ids: np.ndarray, scores: np.ndarray) -> pd.DataFrame:
+    """One row per instance: its options' scores, the argmax and whether it is the answer."""
+    n = len(ex)
+    image_ids = ex["image_id"].to_numpy(dtype=np.int64)
     answer = ex["answer_index"].to_numpy(dtype=np.int64)
     out = pd.DataFrame(
         {

@@ -99,3 +99,17 @@ def benchmark(name: str) -> BenchmarkEntry:
     if name not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}; expected one of {sorted(BENCHMARKS)}")
     return BENCHMARKS[name]
+
+
+# What each benchmark's tasks compare (a model is planned on a benchmark when it scores one of
+# them: itmbench.models.capabilities), and which benchmarks rank whole galleries (every caption
+# against every image: a cross scorer's cost is the full grid of pairs).
+TASK_MODALITIES: dict[str, frozenset[str]] = {
+    "retrieval": frozenset({"image-text"}),
+    "bison": frozenset({"image-text"}),
+    "mcic": frozenset({"image-text"}),
+    "bivlc": frozenset({"image-text"}),
+    "eccv": frozenset({"image-text"}),
+    "cxc": frozenset({"image-text", "text-text", "image-image"}),
+}
+GALLERY_BENCHMARKS = frozenset({"retrieval", "eccv", "cxc"})

@@ -46,6 +46,8 @@ class ModelSpec:
     seed: int = 0
     init: str | None = None  # another model whose trained checkpoint this one starts from (fine-tuning)
     train: dict[str, Any] = field(default_factory=dict)  # this model's overrides of the params `train` section
+    upstream: str | None = None  # the model whose item embeddings this one's features are (ffnn)
+    options: dict[str, Any] = field(default_factory=dict)  # family-specific settings (see the family's module)
 
     @staticmethod
     def from_dict(name: str, d: dict[str, Any]) -> ModelSpec:
@@ -298,9 +300,37 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def _build_captioner(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.captioner import build_captioner
+
+    return build_captioner(spec, device, checkpoint)
+
+
+def _build_option_scorer(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.option_scorer import build_option_scorer
+
+    return build_option_scorer(spec, device, checkpoint)
+
+
+def _build_bag_of_words(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.unimodal import build_bag_of_words
+
+    return build_bag_of_words(spec, checkpoint)
+
+
+def _build_pixel_features(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.unimodal import build_pixel_features
+
+    return build_pixel_features(spec)
+
+
 FAMILIES = {
     "open_clip": lambda spec, device, ckpt: build_open_clip(spec, device, ckpt),
     "random": lambda spec, device, ckpt: RandomEncoder(spec.dim, spec.seed),
+    "coca": _build_captioner,
+    "ffnn": _build_option_scorer,
+    "bag_of_words": _build_bag_of_words,
+    "pixel_features": _build_pixel_features,
 }
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from itmbench.io import write_text
 
 LONG_COLUMNS = ["row", "column", "value", "lo", "hi"]
+STATUS_COLUMN = "status"  # the cell of a model a table does not score, with the reason as its note
 
 
 def _cell(value: float, lo: float, hi: float, decimals: int) -> str:
@@ -29,6 +31,10 @@ def to_wide(long: pd.DataFrame, decimals: int) -> pd.DataFrame:
     rows = list(dict.fromkeys(long["row"]))
     cols = list(dict.fromkeys(long["column"]))
     cells = {(r, c): _cell(v, lo, hi, decimals) for r, c, v, lo, hi in long[LONG_COLUMNS].itertuples(index=False)}
+    if "note" in long.columns:
+        for r, c, note in long[["row", "column", "note"]].itertuples(index=False):
+            if isinstance(note, str) and note:
+                cells[(r, c)] = note
     return pd.DataFrame([[cells.get((r, c), "") for c in cols] for r in rows], index=rows, columns=cols)
 
 
@@ -111,3 +117,13 @@ def write_comparison_table(df: pd.DataFrame, prefix: str | Path, title: str) -> 
     write_text(paths[1], markdown(wide, title, "table / row / column"))
     write_text(paths[2], latex(wide, title, "table / row / column", label=f"tab:{prefix.name}"))
     return paths
+
+
+def absent_rows(reasons: dict[str, str], columns: Any) -> pd.DataFrame:
+    """One 'status' row per model a table does not score: no value, its reason as the cell's note."""
+    rows = [{"row": model, "column": STATUS_COLUMN, "note": reason} for model, reason in sorted(reasons.items())]
+    frame = pd.DataFrame(rows)
+    for c in columns:
+        if c not in frame.columns:
+            frame[c] = frame["row"] if c == "model" else (float("nan") if c in ("value", "lo", "hi", "n") else "")
+    return frame

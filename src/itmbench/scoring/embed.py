@@ -125,11 +125,15 @@ def embed_items(
 ) -> dict[str, np.ndarray]:
     """One forward pass per item: image and caption embeddings with their ids."""
     out: dict[str, np.ndarray] = {}
+    kinds = getattr(encoder, "item_kinds", ("image", "caption"))  # a unimodal model embeds one kind only
     for kind, encode, fetch in (
-        ("image", encoder.encode_images, store.image_batch),
-        ("caption", encoder.encode_texts, store.texts),
+        ("image", getattr(encoder, "encode_images", None), store.image_batch),
+        ("caption", getattr(encoder, "encode_texts", None), store.texts),
     ):
         ids = items.loc[items["kind"] == kind, "item_id"].to_numpy(dtype=np.int64)
+        if kind not in kinds:
+            out[f"{kind}_ids"], out[f"{kind}_emb"] = ids[:0], np.zeros((0, 0), np.float32)
+            continue
         chunks = [encode(fetch(ids[s : s + batch_size])).cpu() for s in range(0, len(ids), batch_size)]
         emb = torch.cat(chunks).numpy().astype(np.float32) if chunks else np.zeros((0, 0), np.float32)
         out[f"{kind}_ids"], out[f"{kind}_emb"] = ids, emb
@@ -166,6 +170,14 @@ class EmbeddingCache:
             self.row[k] = {int(i): r for r, i in enumerate(all_ids)}
             if len(self.row[k]) != len(all_ids):
                 raise ValueError(f"{self.path}: {k} ids occur in more than one cache file")
+
+    def modalities(self) -> frozenset[str]:
+        """What these embeddings can score: text-text with captions, image-image with images, image-text with both."""
+        has = {k for k in ("image", "caption") if len(self.row[k])}
+        out = {"text-text"} if "caption" in has else set()
+        out |= {"image-image"} if "image" in has else set()
+        out |= {"image-text"} if has == {"image", "caption"} else set()
+        return frozenset(out)
 
     def get(self, kind: str, ids: np.ndarray) -> torch.Tensor:
         """Embeddings [N, D] of these ids, naming the first id the cache lacks."""

@@ -15,6 +15,8 @@ from typing import Any
 import torch
 
 from itmbench.models.registry import ModelSpec
+from itmbench.models.unimodal import train_bag_of_words
+from itmbench.train.captioner import train_coca
 from itmbench.train.config import TrainConfig
 from itmbench.train.contrastive import train_contrastive
 from itmbench.train.loop import run_training
@@ -26,6 +28,11 @@ TRAINERS: dict[str, Trainer] = {
     name: (train_contrastive if name == "contrastive" else partial(run_training, recipe))
     for name, recipe in RECIPES.items()
 }
+# Families that are not dual encoders: the captioner (CoCa, caption + contrastive loss) and the
+# bag of words (fitted, not trained). MCIC's FFNN is trained by `itmbench train-ffnn` (it needs
+# an upstream model's embeddings and the MCIC train split), not through this registry.
+TRAINERS["coca"] = train_coca
+TRAINERS["bow_tfidf"] = train_bag_of_words
 
 
 def trainer(name: str | None, model: str = "?") -> Trainer:

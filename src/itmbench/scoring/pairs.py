@@ -1,0 +1,122 @@
+"""Pair scores: s(caption, image) for the pairs a benchmark asks for, from a cross scorer or from embeddings.
+
+A cross scorer (the captioner's log-likelihood, MCIC's FFNN) cannot give item embeddings; it
+scores pairs. Each benchmark module lists the pairs its per-instance scores need
+(`pairs_needed(tables)`), the scorer scores exactly those (a parquet of caption_id, image_id,
+score), and the benchmark builds the same per-instance score table from them as from
+embeddings (`score_pairs`), so that one metrics path serves both kinds of model.
+
+The gallery benchmarks (retrieval, ECCV, CxC) rank every caption against every image. Their
+pair list is the full grid, and `PairScores.as_cache` turns the grid into an embedding cache whose
+dot products are the pair scores exactly: image k's "embedding" is the k-th unit vector, a
+caption's is its row of scores. The benchmarks' own ranking code then runs unchanged on
+image-text tasks (their image-image and text-text tasks need real embeddings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from itmbench.io import write_parquet
+from itmbench.scoring.embed import EmbeddingCache
+
+PAIR_COLUMNS = ("caption_id", "image_id")
+SCORE_COLUMNS = ("caption_id", "image_id", "score")
+
+
+def pair_frame(caption_ids: np.ndarray, image_ids: np.ndarray) -> pd.DataFrame:
+    """Distinct (caption_id, image_id) pairs, sorted: the canonical pair list."""
+    frame = pd.DataFrame(
+        {"caption_id": np.asarray(caption_ids, dtype=np.int64), "image_id": np.asarray(image_ids, dtype=np.int64)}
+    )
+    return frame.drop_duplicates().sort_values(["caption_id", "image_id"], kind="stable").reset_index(drop=True)
+
+
+def grid_pairs(caption_ids: np.ndarray, image_ids: np.ndarray) -> pd.DataFrame:
+    """Every caption with every image (a gallery benchmark's pairs)."""
+    c = np.unique(np.asarray(caption_ids, dtype=np.int64))
+    i = np.unique(np.asarray(image_ids, dtype=np.int64))
+    return pd.DataFrame({"caption_id": np.repeat(c, len(i)), "image_id": np.tile(i, len(c))})
+
+
+def items_grid(items: pd.DataFrame) -> pd.DataFrame:
+    """The full caption x image grid of an items table (kind, item_id)."""
+    return grid_pairs(
+        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+    )
+
+
+def write_pair_scores(path: str | Path, pairs: pd.DataFrame, scores: np.ndarray) -> None:
+    """Write (caption_id, image_id, score) atomically."""
+    out = pairs[list(PAIR_COLUMNS)].reset_index(drop=True).copy()
+    out["score"] = np.asarray(scores, dtype=np.float64)
+    write_parquet(path, out)
+
+
+class PairScores:
+    """Read side of pair-score files: s(caption, image) by id pair, naming the first pair a file lacks."""
+
+    def __init__(self, paths: str | Path | Sequence[str | Path]) -> None:
+        paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+        if not paths:
+            raise ValueError("PairScores needs at least one pair-score file")
+        self.path = ", ".join(map(str, paths))
+        frames = []
+        for p in paths:
+            frame = pd.read_parquet(p)
+            missing = [c for c in SCORE_COLUMNS if c not in frame.columns]
+            if missing:
+                raise ValueError(f"{p}: missing columns {missing}; expected {list(SCORE_COLUMNS)}")
+            frames.append(frame[list(SCORE_COLUMNS)])
+        table = pd.concat(frames, ignore_index=True)
+        if table[list(PAIR_COLUMNS)].duplicated().any():
+            dup = table[table[list(PAIR_COLUMNS)].duplicated()].iloc[0]
+            raise ValueError(f"{self.path}: pair ({int(dup['caption_id'])}, {int(dup['image_id'])}) scored twice")
+        self.index = pd.MultiIndex.from_arrays(
+            [table["caption_id"].to_numpy(np.int64), table["image_id"].to_numpy(np.int64)]
+        )
+        self.values = table["score"].to_numpy(np.float64)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def get(self, caption_ids: np.ndarray, image_ids: np.ndarray) -> np.ndarray:
+        """Scores of the pairs (caption_ids[k], image_ids[k]), float64."""
+        caption_ids, image_ids = np.asarray(caption_ids, np.int64), np.asarray(image_ids, np.int64)
+        if len(caption_ids) == 0:
+            return np.zeros(0, dtype=np.float64)
+        rows = self.index.get_indexer(pd.MultiIndex.from_arrays([caption_ids, image_ids]))
+        if (rows < 0).any():
+            k = int(np.flatnonzero(rows < 0)[0])
+            raise KeyError(
+                f"{self.path}: no score for (caption {int(caption_ids[k])}, image {int(image_ids[k])}) "
+                f"({int((rows < 0).sum())} pairs missing; is the pair-score file stale?)"
+            )
+        return self.values[rows]
+
+    def as_cache(self, caption_ids: np.ndarray, image_ids: np.ndarray) -> GridCache:
+        """An embedding cache over these items whose caption-image dot products are the pair scores."""
+        c = np.unique(np.asarray(caption_ids, np.int64))
+        i = np.unique(np.asarray(image_ids, np.int64))
+        grid = self.get(np.repeat(c, len(i)), np.tile(i, len(c))).reshape(len(c), len(i))
+        return GridCache(c, i, grid, self.path)
+
+
+class GridCache(EmbeddingCache):
+    """Pair scores as embeddings: image k is the k-th unit vector, a caption its row of scores (exact dots)."""
+
+    def __init__(self, caption_ids: np.ndarray, image_ids: np.ndarray, grid: np.ndarray, path: str) -> None:
+        self.path = Path(path)
+        self.emb = {"caption": grid.astype(np.float64), "image": np.eye(len(image_ids), dtype=np.float64)}
+        self.row = {
+            "caption": {int(v): r for r, v in enumerate(caption_ids)},
+            "image": {int(v): r for r, v in enumerate(image_ids)},
+        }
+
+    def modalities(self) -> frozenset[str]:
+        """Only caption-image dot products mean anything here."""
+        return frozenset({"image-text"})

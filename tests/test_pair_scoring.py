@@ -1,0 +1,159 @@
+"""Pair scoring: each benchmark's pair list, and per-instance tables from pair scores equal those from embeddings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from itmbench.benchmarks import bison, bivlc, cxc, eccv, mcic
+from itmbench.benchmarks.retrieval import build_world_retrieval
+from itmbench.scoring.embed import EmbeddingCache, write_embeddings
+from itmbench.scoring.pairs import PairScores, write_pair_scores
+from itmbench.scoring.retrieval import score_retrieval
+from itmbench.world.generate import WorldConfig, generate_world
+
+WCFG = WorldConfig(n_train=120, n_val=20, n_test=60)
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(WCFG)
+
+
+@pytest.fixture(scope="module")
+def built(world):
+    return {
+        "bison": bison.build(world, bison.BisonConfig(vector_size=16, epochs=3), world_cfg=WCFG),
+        "mcic": mcic.build(
+            world, mcic.MCICConfig(pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+        ),
+        "bivlc": bivlc.build(world, bivlc.BiVLCConfig()),
+        "cxc": cxc.build(world, cxc.CxcConfig(), world_cfg=WCFG),
+        "eccv": eccv.build(world, eccv.EccvConfig(), world_cfg=WCFG),
+    }
+
+
+@pytest.fixture(scope="module")
+def cache(world, built, tmp_path_factory):
+    """Random unit embeddings of every world item and of BiVLC's added items."""
+    rng = np.random.default_rng(0)
+    image_ids = np.concatenate([world.image_table["image_id"].to_numpy(), built["bivlc"]["extra_images"]["image_id"]])
+    caption_ids = np.concatenate(
+        [world.caption_table["caption_id"].to_numpy(), built["bivlc"]["extra_captions"]["caption_id"]]
+    )
+
+    def unit(n: int) -> np.ndarray:
+        x = rng.normal(size=(n, 16)).astype(np.float32)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    path = tmp_path_factory.mktemp("cache") / "items.npz"
+    write_embeddings(
+        path,
+        {
+            "image_ids": image_ids.astype(np.int64),
+            "image_emb": unit(len(image_ids)),
+            "caption_ids": caption_ids.astype(np.int64),
+            "caption_emb": unit(len(caption_ids)),
+        },
+    )
+    return EmbeddingCache(path)
+
+
+def pair_scores_from(cache: EmbeddingCache, pairs: pd.DataFrame, path) -> PairScores:
+    """A pair-score file whose scores are the embeddings' dot products (float64)."""
+    c = cache.get("caption", pairs["caption_id"].to_numpy()).double()
+    i = cache.get("image", pairs["image_id"].to_numpy()).double()
+    write_pair_scores(path, pairs, (c * i).sum(dim=1).numpy())
+    return PairScores(path)
+
+
+def as_set(pairs: pd.DataFrame) -> set[tuple[int, int]]:
+    return set(zip(pairs["caption_id"].astype(int), pairs["image_id"].astype(int)))
+
+
+def test_bison_lists_the_query_with_both_images(built):
+    ann = built["bison"]["annotations"]
+    pairs = bison.pairs_needed(built["bison"])
+    want = set(zip(ann["caption_id"], ann["true_image_id"])) | set(zip(ann["caption_id"], ann["false_image_id"]))
+    assert as_set(pairs) == {(int(c), int(i)) for c, i in want}
+    assert len(pairs) == len(as_set(pairs)) <= 2 * len(ann) and len(ann) > 10
+
+
+def test_mcic_lists_five_options_per_image(built):
+    ex = built["mcic"]["examples"]
+    pairs = mcic.pairs_needed(built["mcic"])
+    want = {(int(c), int(i)) for ids, i in zip(ex["option_caption_ids"], ex["image_id"]) for c in ids}
+    assert as_set(pairs) == want and len(ex) > 5
+    assert len(pairs) == len(want) <= 5 * len(ex)
+
+
+def test_bivlc_lists_two_pairs_per_sugarcrepe_and_four_per_bivlc_instance(built):
+    tables = built["bivlc"]
+    sc, inst = tables["sugarcrepe"], tables["instances"].set_index("sugarcrepe_id")
+    want = set()
+    for row in sc.itertuples(index=False):
+        want |= {(row.caption_id, row.image_id), (row.negative_caption_id, row.image_id)}
+        if row.in_bivlc:
+            i1 = int(inst.loc[row.id, "negative_image"])
+            want |= {(row.caption_id, i1), (row.negative_caption_id, i1)}
+    assert as_set(bivlc.pairs_needed(tables)) == {(int(c), int(i)) for c, i in want}
+    assert sc["in_bivlc"].sum() > 0
+
+
+@pytest.mark.parametrize("name, module", [("bison", bison), ("mcic", mcic), ("bivlc", bivlc)])
+def test_pair_scores_give_the_embedding_tables(name, module, built, cache, tmp_path):
+    tables = built[name]
+    from_pairs = module.score_pairs(
+        tables, pair_scores_from(cache, module.pairs_needed(tables), tmp_path / "p.parquet")
+    )
+    from_embeddings = module.score_dual(tables, cache)
+    assert list(from_pairs.columns) == list(from_embeddings.columns) and len(from_pairs) == len(from_embeddings)
+    for col in from_pairs.columns:
+        if pd.api.types.is_float_dtype(from_pairs[col]):
+            np.testing.assert_allclose(from_pairs[col], from_embeddings[col], rtol=0, atol=1e-6)
+        else:
+            assert from_pairs[col].tolist() == from_embeddings[col].tolist(), col
+    assert module.summarize(from_pairs, n_boot=50)["metrics"] == module.summarize(from_embeddings, n_boot=50)["metrics"]
+
+
+def test_gallery_grid_gives_cxc_image_text_rows(built, cache, tmp_path):
+    tables = built["cxc"]
+    pairs = cxc.pairs_needed(tables)
+    items = tables["items"]
+    n_img, n_cap = (items["kind"] == "image").sum(), (items["kind"] == "caption").sum()
+    assert len(pairs) == n_img * n_cap
+    from_pairs = cxc.score_pairs(tables, pair_scores_from(cache, pairs, tmp_path / "p.parquet"))
+    dual = cxc.score_dual(tables, cache)
+    image_text = dual[dual["task"].isin(["i2t", "t2i", "sits"])].reset_index(drop=True)
+    assert set(from_pairs["task"]) == {"i2t", "t2i", "sits"}  # a cross scorer has no t2t/i2i/STS/SIS rows
+    assert from_pairs["rank"].tolist() == image_text["rank"].tolist()
+    np.testing.assert_allclose(from_pairs["model_score"], image_text["model_score"], rtol=0, atol=1e-6)
+
+
+def test_gallery_grid_gives_eccv_rankings(built, cache, tmp_path):
+    tables = built["eccv"]
+    from_pairs = eccv.score_pairs(tables, pair_scores_from(cache, eccv.pairs_needed(tables), tmp_path / "p.parquet"))
+    dual = eccv.score_dual(tables, cache)
+    assert [list(r) for r in from_pairs["ranked_ids"]] == [list(r) for r in dual["ranked_ids"]]
+    for col in ("eccv_map_at_r", "eccv_r_precision", "pmrp"):
+        np.testing.assert_allclose(from_pairs[col], dual[col], rtol=0, atol=1e-12)
+
+
+def test_gallery_grid_gives_retrieval_ranks(world, cache, tmp_path):
+    items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+    from itmbench.scoring.pairs import items_grid
+
+    grid = pair_scores_from(cache, items_grid(items), tmp_path / "p.parquet").as_cache(
+        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+    )
+    a, b = score_retrieval(items, positives, grid), score_retrieval(items, positives, cache)
+    assert a["rank"].tolist() == b["rank"].tolist()
+
+
+def test_a_missing_pair_is_named(built, tmp_path):
+    pairs = bison.pairs_needed(built["bison"])
+    write_pair_scores(tmp_path / "p.parquet", pairs.iloc[1:], np.zeros(len(pairs) - 1))
+    first = pairs.iloc[0]
+    with pytest.raises(KeyError, match=f"caption {int(first['caption_id'])}, image {int(first['image_id'])}"):
+        bison.score_pairs(built["bison"], PairScores(tmp_path / "p.parquet"))

@@ -1,0 +1,165 @@
+# Models that are not dual encoders: cross scorers (the captioner, MCIC's FFNN) score the pairs each
+# benchmark lists; the same per-instance tables and metrics follow. The unimodal baselines (bag of
+# words, pixel features) are embedding models and go through models.smk and score.smk.
+
+
+rule mcic_train_split:
+    input:
+        images=rules.world.output.images,
+        image_table=rules.world.output.image_table,
+        captions=rules.world.output.captions,
+        scenes=rules.world.output.scenes,
+    output:
+        f"{DATA}/mcic_train/items.parquet",
+    params:
+        world=get_world_params,
+        config=get_mcic_train_params,
+        items_dir=dir_of_input("images"),
+        out=dir_of_output(0),
+    threads: 1
+    resources:
+        mem_mb=4000,
+    log:
+        "logs/benchmarks/mcic_train.log",
+    benchmark:
+        "benchmarks/rules/benchmarks/mcic_train.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench build-benchmark --name mcic --items {params.items_dir} --world {params.world:q} "
+        "--config {params.config:q} --out {params.out} > {log} 2>&1"
+
+
+rule embed_train_split:
+    input:
+        images=rules.world.output.images,
+        image_table=rules.world.output.image_table,
+        captions=rules.world.output.captions,
+        checkpoint=get_checkpoint,
+    output:
+        f"{RESULTS}/embeddings/{{model}}/train.npz",
+    params:
+        spec=get_model_spec,
+        checkpoint=get_checkpoint_flag,
+        items_dir=dir_of_input("captions"),
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+        gpu=1,
+    log:
+        "logs/embed/{model}/train.log",
+    benchmark:
+        "benchmarks/rules/embed/{model}/train.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench embed --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
+        "--items {params.items_dir} --splits train --out {output} --threads {threads} > {log} 2>&1"
+
+
+rule train_ffnn:
+    input:
+        train_bench=rules.mcic_train_split.output[0],
+        dev_bench=f"{DATA}/mcic/items.parquet",
+        features=get_ffnn_features,
+    output:
+        model=f"{RESULTS}/models/{{ffnn}}/model.pt",
+        history=f"{RESULTS}/models/{{ffnn}}/history.json",
+    params:
+        spec=get_ffnn_spec,
+        train_dir=dir_of_input("train_bench"),
+        dev_dir=dir_of_input("dev_bench"),
+    threads: workflow.cores
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/train/{ffnn}.log",
+    benchmark:
+        "benchmarks/rules/train/{ffnn}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench train-ffnn --model {wildcards.ffnn} --spec {params.spec:q} --train-bench {params.train_dir} "
+        "--dev-bench {params.dev_dir} --features {input.features} --out {output.model} --history {output.history} "
+        "--threads {threads} > {log} 2>&1"
+
+
+rule score_pairs:
+    input:
+        bench=f"{DATA}/{{pairbench}}/items.parquet",
+        images=rules.world.output.images,
+        captions=rules.world.output.captions,
+        checkpoint=get_cross_checkpoint,
+        features=get_cross_features,
+    output:
+        f"{RESULTS}/pairs/{{pairbench}}/{{cross}}.parquet",
+    params:
+        spec=get_cross_spec,
+        bench_dir=dir_of_input("bench"),
+        items_dir=dir_of_input("captions"),
+        extra=get_extra_items_flag,
+        features=get_features_flag,
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+        gpu=1,
+    log:
+        "logs/pairs/{pairbench}/{cross}.log",
+    benchmark:
+        "benchmarks/rules/pairs/{pairbench}/{cross}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench score-pairs --name {wildcards.pairbench} --bench {params.bench_dir} --model {wildcards.cross} "
+        "--spec {params.spec:q} --checkpoint {input.checkpoint} --items {params.items_dir} {params.extra} "
+        "{params.features} --out {output} --threads {threads} > {log} 2>&1"
+
+
+rule score_benchmark_pairs:
+    input:
+        bench=f"{DATA}/{{bench}}/items.parquet",
+        pairs=f"{RESULTS}/pairs/{{bench}}/{{cross}}.parquet",
+    output:
+        f"{RESULTS}/scores/{{bench}}/{{cross}}.parquet",
+    params:
+        bench_dir=dir_of_input("bench"),
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+    log:
+        "logs/score/{bench}/{cross}.log",
+    benchmark:
+        "benchmarks/rules/score/{bench}/{cross}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} "
+        "--pairs {input.pairs} --out {output} --threads {threads} > {log} 2>&1"
+
+
+rule score_retrieval_pairs:
+    input:
+        item_table=f"{DATA}/{{benchmark}}/items.parquet",
+        positives=f"{DATA}/{{benchmark}}/positives.parquet",
+        pairs=f"{RESULTS}/pairs/{{benchmark}}/{{cross}}.parquet",
+    output:
+        f"{RESULTS}/scores/{{benchmark}}/{{cross}}.parquet",
+    params:
+        bench=dir_of_input("item_table"),
+    threads: workflow.cores
+    resources:
+        mem_mb=4000,
+    log:
+        "logs/score/{benchmark}/{cross}.log",
+    benchmark:
+        "benchmarks/rules/score/{benchmark}/{cross}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench score-retrieval --bench {params.bench} --pairs {input.pairs} "
+        "--out {output} --threads {threads} > {log} 2>&1"
+
+
+ruleorder: train_ffnn > train
+ruleorder: score_benchmark_pairs > score_benchmark
+ruleorder: score_retrieval_pairs > score_retrieval
