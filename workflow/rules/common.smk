@@ -326,12 +326,12 @@ WORLD_PAPERS = sorted(PAPER_BENCHMARKS)
 
 def get_world_paper_metrics(paper):
     """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's)."""
-    return expand(f"{RESULTS}/metrics/{{bench}}/{{model}}.json", bench=PAPER_BENCHMARKS[paper], model=MODELS)
+    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
 
 
 def get_world_figure_metrics(paper):
     """The metrics files a paper's world figures read: its own benchmark's."""
-    return expand(f"{RESULTS}/metrics/{paper}/{{model}}.json", model=MODELS)
+    return [f"{RESULTS}/metrics/{paper}/{m}.json" for m in scored_models(paper)]
 
 
 def get_report_rows(paper):
