@@ -157,3 +157,136 @@ def test_a_missing_pair_is_named(built, tmp_path):
     first = pairs.iloc[0]
     with pytest.raises(KeyError, match=f"caption {int(first['caption_id'])}, image {int(first['image_id'])}"):
         bison.score_pairs(built["bison"], PairScores(tmp_path / "p.parquet"))
+
+
+# --- shortlist re-ranking: a cross scorer ranks a dual encoder's top-k on the gallery benchmarks ---
+
+
+@pytest.fixture(scope="module")
+def cross_cache(world, tmp_path_factory):
+    """A second set of random embeddings whose dot products stand for a cross scorer's pair scores."""
+    rng = np.random.default_rng(1)
+    image_ids = world.image_table["image_id"].to_numpy(np.int64)
+    caption_ids = world.caption_table["caption_id"].to_numpy(np.int64)
+    path = tmp_path_factory.mktemp("cross") / "items.npz"
+    write_embeddings(
+        path,
+        {
+            "image_ids": image_ids,
+            "image_emb": rng.normal(size=(len(image_ids), 8)).astype(np.float32),
+            "caption_ids": caption_ids,
+            "caption_emb": rng.normal(size=(len(caption_ids), 8)).astype(np.float32),
+        },
+    )
+    return EmbeddingCache(path)
+
+
+def naive_rerank(q_id, direction, caption_ids, image_ids, shortlist_cache, cross_cache, k):
+    """A query's ranked gallery ids, by hand: its top-k by the shortlist model sorted by the cross
+    scores, then every other item by the shortlist model."""
+    q_kind, g_kind, g_ids = ("image", "caption", caption_ids) if direction == "i2t" else ("caption", "image", image_ids)
+    dual = (shortlist_cache.get(g_kind, g_ids).double() @ shortlist_cache.get(q_kind, [q_id]).double().T)[:, 0].numpy()
+    cross = (cross_cache.get(g_kind, g_ids).double() @ cross_cache.get(q_kind, [q_id]).double().T)[:, 0].numpy()
+    by_dual = sorted(range(len(g_ids)), key=lambda j: (-np.float32(dual[j]), j))
+    short, rest = by_dual[:k], by_dual[k:]
+    return [int(g_ids[j]) for j in sorted(short, key=lambda j: -cross[j]) + rest]
+
+
+def test_shortlist_pairs_are_each_querys_top_k(world, cache):
+    from itmbench.scoring.pairs import Shortlist, gallery_ids, shortlist_pairs
+
+    items, _ = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+    c, i = gallery_ids(items)
+    pairs = shortlist_pairs(items, Shortlist(cache, 4))
+    got = as_set(pairs)
+    for image in i[:10]:
+        top = naive_rerank(image, "i2t", c, i, cache, cache, 4)[:4]
+        assert {(cap, int(image)) for cap in top} <= got
+    for caption in c[:10]:
+        top = naive_rerank(caption, "t2i", c, i, cache, cache, 4)[:4]
+        assert {(int(caption), img) for img in top} <= got
+    # nothing else: at most k per query in each direction, far fewer than the grid
+    assert len(pairs) <= 4 * (len(c) + len(i)) < len(c) * len(i)
+    with pytest.raises(ValueError, match="positive number"):
+        Shortlist(cache, 0)
+
+
+def test_retrieval_rerank_agrees_with_a_naive_reranking(world, cache, cross_cache, tmp_path):
+    from itmbench.scoring.pairs import Shortlist, by_direction, gallery_ids, rerank_caches, shortlist_pairs
+
+    items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+    c, i = gallery_ids(items)
+    k = 5
+    shortlist = Shortlist(cache, k)
+    pairs = pair_scores_from(cross_cache, shortlist_pairs(items, shortlist), tmp_path / "p.parquet")
+    grids = rerank_caches(items, pairs, shortlist)
+    got = by_direction({d: score_retrieval(items, positives, grids[d]) for d in grids}, "direction")
+    checked = 0
+    for row in got.itertuples():
+        if row.n_positives == 0 or checked > 60:
+            continue
+        pset = positives[positives["positive_set"] == row.positive_set]
+        q_col, g_col = ("image_id", "caption_id") if row.direction == "i2t" else ("caption_id", "image_id")
+        pos = set(pset.loc[pset[q_col] == row.query_id, g_col].astype(int))
+        ranked = naive_rerank(row.query_id, row.direction, c, i, cache, cross_cache, k)
+        assert row.rank == 1 + next(r for r, g in enumerate(ranked) if g in pos), row
+        checked += 1
+    assert checked > 60
+
+
+def test_a_shortlist_as_long_as_the_gallery_is_the_full_grid(world, cache, cross_cache, tmp_path):
+    from itmbench.scoring.pairs import Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
+
+    items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+    shortlist = Shortlist(cache, 100_000)
+    pairs = shortlist_pairs(items, shortlist)
+    assert as_set(pairs) == as_set(items_grid(items))
+    scores = pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet")
+    grids = rerank_caches(items, scores, shortlist)
+    rerank = by_direction({d: score_retrieval(items, positives, grids[d]) for d in grids}, "direction")
+    full = score_retrieval(
+        items, positives, scores.as_cache(*[items.loc[items["kind"] == k, "item_id"] for k in ("caption", "image")])
+    )
+    assert rerank["rank"].tolist() == full["rank"].tolist()
+
+
+def test_eccv_rerank_puts_the_cross_scorers_order_first(built, cache, cross_cache, tmp_path):
+    from itmbench.scoring.pairs import Shortlist, gallery_ids
+
+    tables, k = built["eccv"], 3
+    shortlist = Shortlist(cache, k)
+    pairs = eccv.pairs_needed(tables, shortlist=shortlist)
+    got = eccv.score_pairs(tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist)
+    dual = eccv.score_dual(tables, cache)
+    assert len(got) == len(dual) and got["direction"].tolist() == dual["direction"].tolist()
+    c, i = gallery_ids(tables["items"])
+    for row in got.iloc[:: max(1, len(got) // 40)].itertuples():
+        want = naive_rerank(
+            row.query_id,
+            {"image_to_caption": "i2t", "caption_to_image": "t2i"}[row.direction],
+            c,
+            i,
+            cache,
+            cross_cache,
+            k,
+        )
+        assert list(row.ranked_ids) == want[: len(row.ranked_ids)], row.query_id
+    assert eccv.summarize(got, n_boot=20)["metrics"]  # the metrics path reads the re-ranked table
+
+
+def test_cxc_rerank_scores_every_sits_pair_itself(built, cache, cross_cache, tmp_path):
+    from itmbench.scoring.pairs import Shortlist
+
+    tables = built["cxc"]
+    shortlist = Shortlist(cache, 3)
+    pairs = cxc.pairs_needed(tables, shortlist=shortlist)
+    assert as_set(cxc.rated_pairs(tables)) <= as_set(pairs)
+    got = cxc.score_pairs(tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist)
+    full_pairs = pair_scores_from(cross_cache, cxc.pairs_needed(tables), tmp_path / "full.parquet")
+    full = cxc.score_pairs(tables, full_pairs)
+    sits, full_sits = got[got["task"] == "sits"], full[full["task"] == "sits"]
+    assert len(sits) > 10
+    np.testing.assert_allclose(sits["model_score"], full_sits["model_score"], rtol=0, atol=1e-6)
+    ranks = got.loc[got["task"].isin(["i2t", "t2i"]), "rank"].to_numpy()
+    full_ranks = full.loc[full["task"].isin(["i2t", "t2i"]), "rank"].to_numpy()
+    assert len(ranks) == len(full_ranks) and not np.array_equal(ranks, full_ranks)  # re-ranking changed something

@@ -102,7 +102,11 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     if args.pairs:
         from itmbench.scoring.pairs import PairScores
 
-        scores = entry.module.score_pairs(tables, PairScores(args.pairs))
+        shortlist = _shortlist(args)
+        if shortlist is not None:
+            scores = entry.module.score_pairs(tables, PairScores(args.pairs), shortlist=shortlist)
+        else:
+            scores = entry.module.score_pairs(tables, PairScores(args.pairs))
     else:
         scores = entry.module.score_dual(tables, EmbeddingCache(args.embeddings))
     write_parquet(args.out, scores)
@@ -201,15 +205,25 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
 
     _set_threads(args.threads)
     items, positives = read_retrieval(args.bench)
-    if args.pairs:
-        from itmbench.scoring.pairs import PairScores
+    shortlist = _shortlist(args)
+    if args.pairs and shortlist is not None:
+        from itmbench.scoring.pairs import PairScores, by_direction, rerank_caches
 
-        cache = PairScores(args.pairs).as_cache(
-            items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+        grids = rerank_caches(items, PairScores(args.pairs), shortlist)
+        scores = by_direction(
+            {d: score_retrieval(items, positives, grids[d], args.chunk_size) for d in grids}, "direction"
         )
     else:
-        cache = EmbeddingCache(args.embeddings)
-    scores = score_retrieval(items, positives, cache, args.chunk_size)
+        if args.pairs:
+            from itmbench.scoring.pairs import PairScores
+
+            cache = PairScores(args.pairs).as_cache(
+                items.loc[items["kind"] == "caption", "item_id"].to_numpy(),
+                items.loc[items["kind"] == "image", "item_id"],
+            )
+        else:
+            cache = EmbeddingCache(args.embeddings)
+        scores = score_retrieval(items, positives, cache, args.chunk_size)
     write_parquet(args.out, scores)
 
 
@@ -505,17 +519,34 @@ def _with_absent_cells(long, absent: list[str], grid_of: str | None):
     return pd.concat([long, absent_rows(reasons, long.columns)], ignore_index=True) if reasons else long
 
 
-def _pairs_needed(name: str, bench: str):
-    """The (caption_id, image_id) pairs benchmark `name` (in folder `bench`) needs scored, and its tables."""
+def _shortlist(args: argparse.Namespace):
+    """The `--shortlist` cache files and `--shortlist-k` as a Shortlist, or None (the full grid)."""
+    if not getattr(args, "shortlist", None):
+        return None
+    from itmbench.scoring.embed import EmbeddingCache
+    from itmbench.scoring.pairs import Shortlist
+
+    return Shortlist(EmbeddingCache(args.shortlist), args.shortlist_k)
+
+
+def _pairs_needed(name: str, bench: str, shortlist=None):
+    """The (caption_id, image_id) pairs benchmark `name` (in folder `bench`) needs scored: on a gallery
+    benchmark every pair, or each query's shortlist when one is given."""
+    from itmbench.benchmarks.registry import GALLERY_BENCHMARKS
+
+    if shortlist is not None and name not in GALLERY_BENCHMARKS:
+        raise ValueError(f"--shortlist: {name} is no gallery benchmark ({sorted(GALLERY_BENCHMARKS)} are)")
     if name == "retrieval":
         from itmbench.benchmarks.retrieval import read_retrieval
-        from itmbench.scoring.pairs import items_grid
+        from itmbench.scoring.pairs import items_grid, shortlist_pairs
 
         items, _ = read_retrieval(bench)
-        return items_grid(items)
+        return items_grid(items) if shortlist is None else shortlist_pairs(items, shortlist)
     from itmbench.benchmarks.registry import benchmark
 
     module = benchmark(name).module
+    if shortlist is not None:
+        return module.pairs_needed(module.read(bench), shortlist=shortlist)
     return module.pairs_needed(module.read(bench))
 
 
@@ -532,7 +563,7 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
     if not hasattr(scorer, "score_pairs"):
         raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")
-    pairs = _pairs_needed(args.name, args.bench)
+    pairs = _pairs_needed(args.name, args.bench, _shortlist(args))
     features = EmbeddingCache(args.features) if args.features else None
     t0 = time.time()
     scores = scorer.score_pairs(
@@ -543,8 +574,14 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     )
     seconds = time.time() - t0
     write_pair_scores(args.out, pairs, scores)
-    log.info("%s on %s: %d pairs in %.1f s (%.0f pairs/s)", spec.name, args.name, len(pairs), seconds,
-             len(pairs) / max(seconds, 1e-9))
+    log.info(
+        "%s on %s: %d pairs in %.1f s (%.0f pairs/s)",
+        spec.name,
+        args.name,
+        len(pairs),
+        seconds,
+        len(pairs) / max(seconds, 1e-9),
+    )
 
 
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
@@ -561,6 +598,17 @@ def cmd_train_ffnn(args: argparse.Namespace) -> None:
     dev = dev[dev["split"] == args.dev_split]
     summary = train_ffnn(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
     log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
+
+
+def _add_shortlist(sp: argparse.ArgumentParser) -> None:
+    """--shortlist/--shortlist-k: a cross scorer re-ranks a dual encoder's top-k on a gallery benchmark."""
+    sp.add_argument(
+        "--shortlist",
+        nargs="+",
+        default=None,
+        help="a dual encoder's cache files: the cross scorer re-ranks its top-k per query (gallery benchmarks)",
+    )
+    sp.add_argument("--shortlist-k", type=int, default=16, help="candidates per query in the shortlist")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -608,10 +656,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--bench", required=True)
     scored = sp.add_mutually_exclusive_group(required=True)
     scored.add_argument("--embeddings", nargs="+")
-    scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (the full grid)")
+    scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (the full grid or a shortlist)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--chunk-size", type=int, default=1024)
     sp.add_argument("--threads", type=int, default=1)
+    _add_shortlist(sp)
 
     sp = add("metrics-retrieval", cmd_metrics_retrieval, "R@K and MedR with intervals")
     sp.add_argument("--scores", required=True)
@@ -651,6 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
     scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (score-pairs)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--threads", type=int, default=1)
+    _add_shortlist(sp)
 
     sp = add("metrics-benchmark", cmd_metrics_benchmark, "a benchmark's metrics with intervals")
     sp.add_argument("--name", required=True)
@@ -678,6 +728,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--threads", type=int, default=1)
     sp.add_argument("--device", default="auto")
+    _add_shortlist(sp)
 
     sp = add("train-ffnn", cmd_train_ffnn, "train MCIC's FFNN option scorer")
     sp.add_argument("--model", required=True)
@@ -734,10 +785,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--root", default=".")
     sp.add_argument("--remote", default=None)
 
-    from itmbench import predictions
+    from itmbench import predictions_args
 
-    sp = add("score-predictions", predictions.run, "score predictions made elsewhere (the papers' released formats)")
-    predictions.add_arguments(sp)
+    sp = add(
+        "score-predictions", predictions_args.run, "score predictions made elsewhere (the papers' released formats)"
+    )
+    predictions_args.add_arguments(sp)
 
     sp = add("build-coco-benchmark", cmd_build_coco_benchmark, "a benchmark of the coco source from its released files")
     sp.add_argument("--name", required=True, help="bison, mcic, eccv, cxc, bivlc or retrieval")
@@ -758,7 +811,6 @@ def build_parser() -> argparse.ArgumentParser:
     from itmbench import cli_coco
 
     cli_coco.add_commands(add, _json_arg)
-
 
     _add_generator_commands(add)
     return p

@@ -66,9 +66,9 @@ import pandas as pd
 
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
+from itmbench.predictions_args import KINDS, add_arguments  # noqa: E402,F401  (light: the CLI's parser reads them)
 from itmbench.sources._common import SourceFormatError, parse_int, read_json_file
 
-KINDS: tuple[str, ...] = ("bison", "ranked", "bivlc", "sugarcrepe_gpt4v")
 DIRECTIONS: dict[str, str] = {"i2t": "image_to_caption", "t2i": "caption_to_image"}
 MEAN_OF_ORDERS = "mean of orders"
 PathLike = str | os.PathLike
@@ -652,30 +652,6 @@ def write_outputs(result: Mapping[str, Any], out_dir: PathLike) -> list[Path]:
     title = f"Scores of predictions made elsewhere ({result['kind']}), % with intervals"
     paths = write_table(metrics_long_table(result), out / "metrics", title, row_header="system", decimals=2)
     return [out / "metrics.json", *paths]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the score-predictions arguments to a parser (a subparser of `itmbench`, or a standalone one)."""
-    parser.add_argument("kind", choices=KINDS, help="format of the predictions")
-    parser.add_argument(
-        "files", nargs="+", help="prediction files (ranked: i2t=PATH / t2i=PATH, or i2t/t2i in the name)"
-    )
-    parser.add_argument("--annotations", default=None, help="bison: the annotation JSON or a canonical table")
-    parser.add_argument("--positives", nargs="+", default=[], help="ranked: association JSONs or positives tables")
-    parser.add_argument(
-        "--positive-set", default=None, help="ranked: rows of this source/positive_set only (or COLUMN=VALUE)"
-    )
-    parser.add_argument("--label", default=None, help="name of the system (ranked, sugarcrepe_gpt4v)")
-    parser.add_argument("--out-dir", default=None, help="write metrics.json and metrics.{csv,md,tex} here")
-    parser.add_argument("--confidence", type=float, default=0.95)
-    parser.add_argument("--n-boot", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ks", type=int, nargs="+", default=[1, 5, 10], help="ranked: the K of R@K")
-    parser.add_argument("--lenient", action="store_true", help="ranked: rankings shorter than R give lower bounds")
-    parser.add_argument(
-        "--bison-missing", choices=["error", "wrong"], default="error", help="bison: a triple without a prediction"
-    )
-    return parser
 
 
 def _json_default(obj: Any) -> Any:

@@ -42,7 +42,7 @@ rule embed_train_split:
         spec=get_model_spec,
         checkpoint=get_checkpoint_flag,
         items_dir=dir_of_input("captions"),
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=4000,
         gpu=1,
@@ -69,7 +69,7 @@ rule train_ffnn:
         spec=get_ffnn_spec,
         train_dir=dir_of_input("train_bench"),
         dev_dir=dir_of_input("dev_bench"),
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=2000,
     log:
@@ -91,6 +91,7 @@ rule score_pairs:
         captions=rules.world.output.captions,
         checkpoint=get_cross_checkpoint,
         features=get_cross_features,
+        shortlist=get_shortlist,
     output:
         f"{RESULTS}/pairs/{{pairbench}}/{{cross}}.parquet",
     params:
@@ -99,7 +100,8 @@ rule score_pairs:
         items_dir=dir_of_input("captions"),
         extra=get_extra_items_flag,
         features=get_features_flag,
-    threads: workflow.cores
+        shortlist=get_shortlist_flag,
+    threads: MODEL_THREADS
     resources:
         mem_mb=4000,
         gpu=1,
@@ -112,18 +114,20 @@ rule score_pairs:
     shell:
         "itmbench score-pairs --name {wildcards.pairbench} --bench {params.bench_dir} --model {wildcards.cross} "
         "--spec {params.spec:q} --checkpoint {input.checkpoint} --items {params.items_dir} {params.extra} "
-        "{params.features} --out {output} --threads {threads} > {log} 2>&1"
+        "{params.features} {params.shortlist} --out {output} --threads {threads} > {log} 2>&1"
 
 
 rule score_benchmark_pairs:
     input:
         bench=f"{DATA}/{{bench}}/items.parquet",
         pairs=f"{RESULTS}/pairs/{{bench}}/{{cross}}.parquet",
+        shortlist=get_shortlist,
     output:
         f"{RESULTS}/scores/{{bench}}/{{cross}}.parquet",
     params:
         bench_dir=dir_of_input("bench"),
-    threads: workflow.cores
+        shortlist=get_shortlist_flag,
+    threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
     log:
@@ -134,7 +138,7 @@ rule score_benchmark_pairs:
         ENV
     shell:
         "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} "
-        "--pairs {input.pairs} --out {output} --threads {threads} > {log} 2>&1"
+        "--pairs {input.pairs} {params.shortlist} --out {output} --threads {threads} > {log} 2>&1"
 
 
 rule score_retrieval_pairs:
@@ -142,11 +146,13 @@ rule score_retrieval_pairs:
         item_table=f"{DATA}/{{benchmark}}/items.parquet",
         positives=f"{DATA}/{{benchmark}}/positives.parquet",
         pairs=f"{RESULTS}/pairs/{{benchmark}}/{{cross}}.parquet",
+        shortlist=get_shortlist,
     output:
         f"{RESULTS}/scores/{{benchmark}}/{{cross}}.parquet",
     params:
         bench=dir_of_input("item_table"),
-    threads: workflow.cores
+        shortlist=get_shortlist_flag,
+    threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
     log:
@@ -156,7 +162,7 @@ rule score_retrieval_pairs:
     conda:
         ENV
     shell:
-        "itmbench score-retrieval --bench {params.bench} --pairs {input.pairs} "
+        "itmbench score-retrieval --bench {params.bench} --pairs {input.pairs} {params.shortlist} "
         "--out {output} --threads {threads} > {log} 2>&1"
 
 

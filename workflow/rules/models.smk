@@ -16,7 +16,7 @@ rule train:
         train=get_train_params,
         items_dir=dir_of_input("image_table"),
         init=get_init_flag,
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=4000,
         gpu=1,

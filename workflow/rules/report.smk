@@ -9,7 +9,7 @@ rule table_retrieval:
         md=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.md",
         tex=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.tex",
     params:
-        title="COCO-style retrieval on the world's test split: R@K (%) and median rank, 95% intervals",
+        title=get_retrieval_title,
         absent=get_absent_flags,
         grid=get_grid_of,
     threads: 1

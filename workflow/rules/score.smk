@@ -13,7 +13,7 @@ rule embed:
         checkpoint=get_checkpoint_flag,
         items_dir=dir_of_input("captions"),
         selection=get_embed_selection,
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=4000,
         gpu=1,
@@ -38,7 +38,7 @@ rule embed_added:
         spec=get_model_spec,
         checkpoint=get_checkpoint_flag,
         items_dir=get_added_items_dir,
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=4000,
         gpu=1,
@@ -62,7 +62,7 @@ rule score_retrieval:
         f"{RESULTS}/scores/{{benchmark}}/{{model}}.parquet",
     params:
         bench=dir_of_input("item_table"),
-    threads: workflow.cores
+    threads: 1  # one thread: jobs run side by side, and ranks never depend on the thread count
     resources:
         mem_mb=4000,
     log:
@@ -105,7 +105,7 @@ rule score_benchmark:
         f"{RESULTS}/scores/{{bench}}/{{model}}.parquet",
     params:
         bench_dir=dir_of_input("bench"),
-    threads: workflow.cores
+    threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
     log:

@@ -79,7 +79,15 @@ from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.metrics.retrieval import retrieval_summary
 from itmbench.scoring.embed import EmbeddingCache
-from itmbench.scoring.pairs import PairScores, items_grid
+from itmbench.scoring.pairs import (
+    PairScores,
+    Shortlist,
+    by_direction,
+    items_grid,
+    pair_frame,
+    rerank_caches,
+    shortlist_pairs,
+)
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.sources.cxc import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.world.captions import CaptionStructure, Mention
@@ -1179,18 +1187,42 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
     return out.astype({"part": "string", "task": "string", "positive_set": "string"})
 
 
-def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The pairs a cross scorer must score for the image-text tasks: every caption with every image (a gallery)."""
-    return items_grid(tables["items"])
+def rated_pairs(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The SITS-rated (caption, image) pairs of the scored split: a cross scorer scores each of them."""
+    split = _config_value(tables, "score_split")
+    sits = tables["sits"][tables["sits"]["split"] == split]
+    a, b = ITEM_COLUMNS["sits"]
+    return pair_frame(sits[f"{a}_id"].to_numpy(np.int64), sits[f"{b}_id"].to_numpy(np.int64))
 
 
-def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores, chunk_size: int = 1024) -> pd.DataFrame:
-    """The image-text rows of `score_dual` (i2t, t2i, SITS) from a cross scorer's scores of the full grid."""
+def pairs_needed(tables: dict[str, pd.DataFrame], shortlist: Shortlist | None = None) -> pd.DataFrame:
+    """The pairs a cross scorer must score for the image-text tasks: every caption with every image (a
+    gallery), or, with a shortlist, each query's top-k by the shortlist model and every SITS-rated pair."""
+    if shortlist is None:
+        return items_grid(tables["items"])
+    both = pd.concat([shortlist_pairs(tables["items"], shortlist), rated_pairs(tables)], ignore_index=True)
+    return pair_frame(both["caption_id"].to_numpy(), both["image_id"].to_numpy())
+
+
+def score_pairs(
+    tables: dict[str, pd.DataFrame], pairs: PairScores, chunk_size: int = 1024, shortlist: Shortlist | None = None
+) -> pd.DataFrame:
+    """The image-text rows of `score_dual` (i2t, t2i, SITS) from a cross scorer's scores of the full
+    grid, or of the shortlist it re-ranks (ranks past k follow the shortlist model; SITS rows read
+    the pair scores themselves)."""
     items = tables["items"]
-    grid = pairs.as_cache(
-        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
-    )
-    return score_dual(tables, grid, chunk_size)
+    if shortlist is None:
+        grid = pairs.as_cache(
+            items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+        )
+        return score_dual(tables, grid, chunk_size)
+    grids = rerank_caches(items, pairs, shortlist)
+    out = by_direction({d: score_dual(tables, grids[d], chunk_size) for d in grids}, "task")
+    sits = (out["task"] == "sits").to_numpy()
+    query, partner = out.loc[sits, "query_id"].to_numpy(np.int64), out.loc[sits, "item_id"].to_numpy(np.int64)
+    caption, image = (partner, query) if _config_value(tables, "sits_query") == "image" else (query, partner)
+    out.loc[sits, "model_score"] = pairs.get(caption, image)
+    return out
 
 
 def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:

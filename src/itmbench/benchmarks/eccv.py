@@ -73,7 +73,7 @@ from itmbench.io import write_parquet
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
 from itmbench.scoring.embed import EmbeddingCache
-from itmbench.scoring.pairs import PairScores, items_grid
+from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
 from itmbench.scoring.retrieval import top_k
 from itmbench.sources.eccv import DIRECTIONS, SCHEMA, SOURCES
 from itmbench.world.captions import CaptionStructure, Mention
@@ -1115,14 +1115,26 @@ def _pm_depths(
     return pm_pos, n_pm, depth
 
 
-def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The pairs a cross scorer must score: every caption with every image of the split (a gallery)."""
+def pairs_needed(tables: dict[str, pd.DataFrame], shortlist: Shortlist | None = None) -> pd.DataFrame:
+    """The pairs a cross scorer must score: every caption with every image of the split (a gallery),
+    or, with a shortlist, each query's top-k by the shortlist model."""
+    if shortlist is not None:
+        return shortlist_pairs(tables["items"], shortlist)
     return items_grid(tables["items"])
 
 
-def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores, ks: Sequence[int] = (1, 5, 10)) -> pd.DataFrame:
-    """The per-query table of `score_dual`, from a cross scorer's scores of the full grid."""
+def score_pairs(
+    tables: dict[str, pd.DataFrame],
+    pairs: PairScores,
+    ks: Sequence[int] = (1, 5, 10),
+    shortlist: Shortlist | None = None,
+) -> pd.DataFrame:
+    """The per-query table of `score_dual`, from a cross scorer's scores of the full grid, or of the
+    shortlist it re-ranks (then ranks past k follow the shortlist model)."""
     items = tables["items"]
+    if shortlist is not None:
+        grids = rerank_caches(items, pairs, shortlist)
+        return by_direction({d: score_dual(tables, grids[d], ks) for d in grids}, "direction", t2i=T2I)
     grid = pairs.as_cache(
         items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
     )

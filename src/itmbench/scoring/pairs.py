@@ -11,18 +11,30 @@ pair list is the full grid, and `PairScores.as_cache` turns the grid into an emb
 dot products are the pair scores exactly: image k's "embedding" is the k-th unit vector, a
 caption's is its row of scores. The benchmarks' own ranking code then runs unchanged on
 image-text tasks (their image-image and text-text tasks need real embeddings).
+
+Scoring every pair of a gallery is what a cross scorer costs most: 1.25M pairs per world gallery,
+125M for COCO 5K. The field's practice (ALBEF, BLIP: ITM re-ranks the ITC top-k) is a shortlist:
+a dual encoder's top-k per query, re-ranked by the cross scorer (`Shortlist`). Then
+`shortlist_pairs` is the pair list (the union of the i2t and t2i shortlists), and `rerank_caches`
+gives one grid per direction in which the query's shortlisted items carry the cross scorer's
+scores and rank above every other item, and the others keep the dual encoder's order. Ranks
+1..k are the cross scorer's; deeper ranks (median rank, R-Precision and mAP@R with more than k
+positives, PMRP) are the shortlist model's order below them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 from itmbench.io import write_parquet
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.retrieval import top_k
 
 PAIR_COLUMNS = ("caption_id", "image_id")
 SCORE_COLUMNS = ("caption_id", "image_id", "score")
@@ -120,3 +132,95 @@ class GridCache(EmbeddingCache):
     def modalities(self) -> frozenset[str]:
         """Only caption-image dot products mean anything here."""
         return frozenset({"image-text"})
+
+
+# --- shortlist re-ranking on the gallery benchmarks ------------------------------------------------
+
+DIRECTIONS = ("i2t", "t2i")
+
+
+@dataclass(frozen=True)
+class Shortlist:
+    """A dual encoder's top-k per query: the candidates a cross scorer re-ranks on a gallery benchmark."""
+
+    cache: EmbeddingCache
+    k: int
+
+    def __post_init__(self) -> None:
+        if int(self.k) < 1:
+            raise ValueError(f"shortlist k: {self.k}; expected a positive number of candidates per query")
+        if "image-text" not in self.cache.modalities():
+            raise ValueError(
+                f"{self.cache.path}: a shortlist needs image and caption embeddings (a dual encoder's cache)"
+            )
+
+
+def gallery_ids(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """A gallery benchmark's caption ids and image ids, sorted (the grids' row and column order)."""
+    return (
+        np.unique(items.loc[items["kind"] == "caption", "item_id"].to_numpy(np.int64)),
+        np.unique(items.loc[items["kind"] == "image", "item_id"].to_numpy(np.int64)),
+    )
+
+
+def _dual_grid(
+    caption_ids: np.ndarray, image_ids: np.ndarray, cache: EmbeddingCache
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The shortlist model's caption and image embeddings, float32 as every ranking here."""
+    return cache.get("caption", caption_ids).to(torch.float32), cache.get("image", image_ids).to(torch.float32)
+
+
+def shortlist_masks(caption_ids: np.ndarray, image_ids: np.ndarray, shortlist: Shortlist) -> dict[str, np.ndarray]:
+    """Per direction, a [captions, images] mask of the shortlisted pairs: each image's top-k captions
+    (i2t) and each caption's top-k images (t2i), by the shortlist model, ties by lower id."""
+    cap, img = _dual_grid(caption_ids, image_ids, shortlist.cache)
+    masks = {d: np.zeros((len(caption_ids), len(image_ids)), dtype=bool) for d in DIRECTIONS}
+    top = top_k(img, cap, shortlist.k)  # [images, k] caption rows
+    masks["i2t"][top, np.arange(len(image_ids))[:, None]] = True
+    top = top_k(cap, img, shortlist.k)  # [captions, k] image rows
+    masks["t2i"][np.arange(len(caption_ids))[:, None], top] = True
+    return masks
+
+
+def shortlist_pairs(items: pd.DataFrame, shortlist: Shortlist) -> pd.DataFrame:
+    """The pairs a cross scorer re-ranks on a gallery: the union of the i2t and t2i shortlists."""
+    c, i = gallery_ids(items)
+    masks = shortlist_masks(c, i, shortlist)
+    rows, cols = np.nonzero(masks["i2t"] | masks["t2i"])
+    return pair_frame(c[rows], i[cols])
+
+
+def rerank_caches(items: pd.DataFrame, pairs: PairScores, shortlist: Shortlist) -> dict[str, GridCache]:
+    """Per direction, a grid whose ranking is the cross scorer's over each query's shortlist, then the
+    shortlist model's order: shortlisted pairs carry their pair scores; every other pair its dual
+    score shifted below the lowest pair score."""
+    c, i = gallery_ids(items)
+    masks = shortlist_masks(c, i, shortlist)
+    cap, img = _dual_grid(c, i, shortlist.cache)
+    dual = (cap @ img.T).numpy().astype(np.float64)
+    rows, cols = np.nonzero(masks["i2t"] | masks["t2i"])
+    cross = np.zeros_like(dual)
+    cross[rows, cols] = pairs.get(c[rows], i[cols])
+    below = dual + (cross[rows, cols].min() - 1.0 - dual.max())
+    out = {}
+    for d in DIRECTIONS:
+        grid = np.where(masks[d], cross, below)
+        out[d] = GridCache(c, i, grid, pairs.path)
+    return out
+
+
+def by_direction(frames: Mapping[str, pd.DataFrame], column: str, t2i: str = "t2i") -> pd.DataFrame:
+    """One score table from one table per direction's grid: the rows whose `column` is `t2i` (the
+    benchmark's name for text-to-image) from the t2i grid's table, every other row (i2t, and e.g.
+    CxC's rated pairs) from the i2t one. The tables must share their row layout."""
+    first, second = frames["i2t"], frames["t2i"]
+    if len(first) != len(second) or not first[column].reset_index(drop=True).equals(
+        second[column].reset_index(drop=True)
+    ):
+        raise ValueError(
+            f"re-ranked score tables differ in their {column!r} layout; expected one row per query in both"
+        )
+    take = (second[column] == t2i).to_numpy()
+    if not take.any():
+        raise ValueError(f"re-ranked score tables have no {column}={t2i!r} rows; expected the text-to-image queries")
+    return pd.concat([first[~take], second[take]]).sort_index()

@@ -1,0 +1,39 @@
+"""The arguments of `itmbench score-predictions`, apart from the scoring code, so that building the
+CLI's parser (every job of the DAG does) imports neither pandas nor scipy."""
+
+from __future__ import annotations
+
+import argparse
+
+KINDS: tuple[str, ...] = ("bison", "ranked", "bivlc", "sugarcrepe_gpt4v")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the score-predictions arguments to a parser (a subparser of `itmbench`, or a standalone one)."""
+    parser.add_argument("kind", choices=KINDS, help="format of the predictions")
+    parser.add_argument(
+        "files", nargs="+", help="prediction files (ranked: i2t=PATH / t2i=PATH, or i2t/t2i in the name)"
+    )
+    parser.add_argument("--annotations", default=None, help="bison: the annotation JSON or a canonical table")
+    parser.add_argument("--positives", nargs="+", default=[], help="ranked: association JSONs or positives tables")
+    parser.add_argument(
+        "--positive-set", default=None, help="ranked: rows of this source/positive_set only (or COLUMN=VALUE)"
+    )
+    parser.add_argument("--label", default=None, help="name of the system (ranked, sugarcrepe_gpt4v)")
+    parser.add_argument("--out-dir", default=None, help="write metrics.json and metrics.{csv,md,tex} here")
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--n-boot", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ks", type=int, nargs="+", default=[1, 5, 10], help="ranked: the K of R@K")
+    parser.add_argument("--lenient", action="store_true", help="ranked: rankings shorter than R give lower bounds")
+    parser.add_argument(
+        "--bison-missing", choices=["error", "wrong"], default="error", help="bison: a triple without a prediction"
+    )
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the predictions (imports the scoring code only now)."""
+    from itmbench import predictions
+
+    return predictions.run(args)
