@@ -51,3 +51,23 @@ def http_mirror(mirror_dir):
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def kill_on_call(monkeypatch):
+    """kill_on_call(module, name, n): the n-th call of module.name raises KeyboardInterrupt (a killed run);
+    returns a function that puts the real one back."""
+
+    def arm(module, name: str, n: int = 2):
+        real, calls = getattr(module, name), {"n": 0}
+
+        def dies(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise KeyboardInterrupt("killed")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, dies)
+        return lambda: monkeypatch.setattr(module, name, real)
+
+    return arm

@@ -51,22 +51,13 @@ def test_training_is_deterministic(trained, items_dir, tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, monkeypatch):
+def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, kill_on_call):
     out, _ = trained
-    calls = {"n": 0}
-    real = loop.validation_recalls
-
-    def dies_in_epoch_two(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt("killed")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loop, "validation_recalls", dies_in_epoch_two)
+    restore = kill_on_call(loop, "validation_recalls", 2)  # killed in epoch two
     with pytest.raises(KeyboardInterrupt):
         train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert (tmp_path / ".resume.pt").exists() and not (tmp_path / "m.pt").exists()
-    monkeypatch.setattr(loop, "validation_recalls", real)
+    restore()
     summary = train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert [h["epoch"] for h in summary["history"]] == [1, 2]
     a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]

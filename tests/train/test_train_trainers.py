@@ -94,23 +94,14 @@ def test_negclip_training_is_deterministic(runs, items_dir, tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_killed_trohn_img_run_resumes_to_the_same_model(runs, items_dir, tmp_path, monkeypatch):
+def test_killed_trohn_img_run_resumes_to_the_same_model(runs, items_dir, tmp_path, kill_on_call):
     d, _ = runs["trohn_img"]
-    calls = {"n": 0}
-    real = loop.validation_recalls
-
-    def dies_in_epoch_two(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt("killed")
-        return real(*args, **kwargs)
-
     spec = spec_of("trohn_img")
-    monkeypatch.setattr(loop, "validation_recalls", dies_in_epoch_two)
+    restore = kill_on_call(loop, "validation_recalls", 2)  # killed in epoch two
     with pytest.raises(KeyboardInterrupt):
         TRAINERS["trohn_img"](spec, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert (tmp_path / ".resume.pt").exists() and not (tmp_path / "m.pt").exists()
-    monkeypatch.setattr(loop, "validation_recalls", real)
+    restore()
     summary = TRAINERS["trohn_img"](spec, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     assert [h["epoch"] for h in summary["history"]] == [1, 2]
     a, b = load_checkpoint(d / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
@@ -123,3 +114,28 @@ def test_a_trainer_refuses_a_spec_of_another_trainer_or_family(items_dir, tmp_pa
     random = ModelSpec.from_dict("rnd", {"family": "random", "trainer": "de_i2t"})
     with pytest.raises(ValueError, match="models.rnd: trainer 'de_i2t' needs a trainable encoder.*family 'random'"):
         TRAINERS["de_i2t"](random, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+
+
+def test_killed_captioner_run_resumes_to_the_same_model(items_dir, tmp_path, monkeypatch, kill_on_call):
+    from itmbench.train import captioner
+
+    torch.set_num_threads(1)
+    spec = ModelSpec.from_dict("coca", {"family": "coca", "arch": "itm-coca-tiny", "trainer": "coca"})
+    whole = TRAINERS["coca"](
+        spec, CFG, items_dir, tmp_path / "a" / "m.pt", tmp_path / "a" / "h.json", torch.device("cpu")
+    )
+    assert [h["epoch"] for h in whole["history"]] == [1, 2] and not (tmp_path / "a" / ".resume.pt").exists()
+    assert whole["history"][1]["train_loss"] < whole["history"][0]["train_loss"]
+    real = captioner.validation_log_likelihood
+    b = tmp_path / "b"
+    kill_on_call(captioner, "validation_log_likelihood", 2)  # killed in epoch two
+    with pytest.raises(KeyboardInterrupt):
+        TRAINERS["coca"](spec, CFG, items_dir, b / "m.pt", b / "h.json", torch.device("cpu"))
+    assert (b / ".resume.pt").exists() and not (b / "m.pt").exists()
+    validated = []
+    monkeypatch.setattr(captioner, "validation_log_likelihood", lambda *a, **k: validated.append(1) or real(*a, **k))
+    resumed = TRAINERS["coca"](spec, CFG, items_dir, b / "m.pt", b / "h.json", torch.device("cpu"))
+    assert len(validated) == 1  # only epoch 2 ran: epoch 1 came from the resume state
+    assert [h["epoch"] for h in resumed["history"]] == [1, 2] and resumed["best_epoch"] == whole["best_epoch"]
+    x, y = load_checkpoint(tmp_path / "a" / "m.pt")["state_dict"], load_checkpoint(b / "m.pt")["state_dict"]
+    assert all(torch.equal(x[k], y[k]) for k in x)

@@ -5,7 +5,9 @@ batch size, seed), so the captioner costs about what a dual encoder costs. The l
 `CoCaLoss`: `caption_loss_weight` x token cross-entropy (teacher forcing) + `contrastive_loss_weight`
 x CLIP InfoNCE (open_clip's CoCa defaults 2 and 1, from the model's spec `options`). The checkpoint
 kept is the epoch with the best validation score: the mean length-normalised log-likelihood of the
-val captions given their own images (the score the captioner is evaluated with).
+val captions given their own images (the score the captioner is evaluated with). A killed run
+resumes from the state saved after its last finished epoch, as the dual encoders' loop does (the
+epoch's order comes from (seed, epoch); model, optimiser and torch RNG states are saved).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from itmbench.io import atomic_path, write_json
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.registry import ModelSpec, autocast
 from itmbench.train.config import TrainConfig
-from itmbench.train.loop import TrainData, ValidationSet, cosine_lr, epoch_rng, param_groups
+from itmbench.train.loop import TrainData, ValidationSet, _config_hash, cosine_lr, epoch_rng, param_groups
 from itmbench.world.generate import read_world
 
 log = logging.getLogger(__name__)
@@ -90,7 +92,17 @@ def train_coca(
     opt = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps)
     history: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": -np.inf, "state": None, "epoch": None}
-    for epoch in range(cfg.epochs):
+    resume_path, key = out_path.parent / ".resume.pt", _config_hash(spec, cfg, items_dir)
+    first_epoch = 0
+    if resume_path.exists():
+        saved = torch.load(resume_path, map_location="cpu", weights_only=False)
+        if saved.get("key") == key:  # a resume file of another run (spec, params, data) is ignored
+            model.load_state_dict(saved["model"])
+            opt.load_state_dict(saved["optimizer"])
+            torch.set_rng_state(saved["torch_rng"])
+            first_epoch, history, best = saved["epoch"], saved["history"], saved["best"]
+            log.info("resumed %s from epoch %d", spec.name, first_epoch)
+    for epoch in range(first_epoch, cfg.epochs):
         t0 = time.time()
         model.train()
         order = epoch_rng(cfg, epoch).permutation(len(data))
@@ -133,6 +145,19 @@ def train_coca(
                 "epoch": epoch + 1,
                 "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()},
             }
+        with atomic_path(resume_path, suffix=".pt") as tmp:
+            torch.save(
+                {
+                    "key": key,
+                    "epoch": epoch + 1,
+                    "model": model.state_dict(),
+                    "optimizer": opt.state_dict(),
+                    "torch_rng": torch.get_rng_state(),
+                    "history": history,
+                    "best": best,
+                },
+                tmp,
+            )
     with atomic_path(out_path, suffix=".pt") as tmp:
         torch.save(
             {
@@ -156,4 +181,5 @@ def train_coca(
         "history": history,
     }
     write_json(history_path, summary)
+    resume_path.unlink(missing_ok=True)
     return summary
