@@ -2,7 +2,7 @@
 
 Prints, over --runs repetitions, the median wall time and the peak resident memory of the
 largest job (the children's max RSS), and per rule the median seconds from Snakemake's own
-benchmark files. Usage: python benchmarks/time_default_run.py [--runs 3] [--configfile X.yaml]
+benchmark files. Usage: python benchmarks/time_default_run.py [--runs 3] [--configfile X.yaml] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def fresh_copy(dest: Path) -> None:
     shutil.copytree(REPO / "workflow", dest / "workflow", symlinks=True)
 
 
-def one_run(configfile: str | None, cores: str) -> dict:
+def one_run(configfile: str | None, cores: str, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
         d = Path(tmp)
         fresh_copy(d)
@@ -44,6 +44,10 @@ def one_run(configfile: str | None, cores: str) -> dict:
         wall = time.perf_counter() - t0
         if res.returncode != 0:
             raise SystemExit(f"snakemake failed:\n{res.stderr[-3000:]}")
+        if keep is not None:  # the run's tables, metrics and reports, to read what it computed
+            shutil.rmtree(keep, ignore_errors=True)
+            for part in ("results/world/tables", "results/world/metrics", "reports"):
+                shutil.copytree(d / part, keep / part)
         peak_kb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         per_rule: dict[str, float] = {}
         for tsv in sorted((d / "benchmarks/rules").rglob("*.tsv")):
@@ -58,10 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--configfile", default=None, help="params override (e.g. a smaller world)")
     p.add_argument("--cores", default="all")
     p.add_argument("--json", default=None, help="also write the figures here")
+    p.add_argument("--keep", type=Path, default=None, help="copy the last run's tables, metrics and reports here")
     args = p.parse_args(argv)
     runs = []
     for i in range(args.runs):
-        r = one_run(args.configfile, args.cores)
+        r = one_run(args.configfile, args.cores, args.keep)
         runs.append(r)
         print(f"run {i + 1}/{args.runs}: {r['wall_s']:.1f} s wall, peak job RSS {r['peak_rss_mb']:.0f} MB", flush=True)
     walls = [r["wall_s"] for r in runs]
