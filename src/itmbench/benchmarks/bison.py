@@ -60,11 +60,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
@@ -76,6 +75,9 @@ from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import Scene
 from itmbench.world.truth import truth_matrix
+
+if TYPE_CHECKING:
+    pass
 
 PUBLISHED_STAGE_COUNTS: dict[str, int] = {
     "1: image pairs": 67_564,
@@ -591,6 +593,8 @@ def audit(
 
 def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
     """Per-instance dual-encoder scores s(q, I_true), s(q, I_false) from the cache; correct is strict '>'."""
+    import torch
+
     ann = tables["annotations"]
     q = cache.get("caption", ann["caption_id"].to_numpy()).to(torch.float32)
     it = cache.get("image", ann["true_image_id"].to_numpy()).to(torch.float32)

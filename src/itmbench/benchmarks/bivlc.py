@@ -57,11 +57,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from itmbench.io import atomic_path, write_parquet
 from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, bivlc_scores
@@ -75,6 +74,9 @@ from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
+
+if TYPE_CHECKING:
+    pass
 
 # Independent random streams: any stage can change without moving the draws of the others.
 STREAM_EDIT, STREAM_GENERATE, STREAM_SELECT, STREAM_AMBIGUITY, STREAM_SECOND_ANNOTATOR = range(5)
@@ -836,6 +838,8 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) ->
 
 def _dot(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
     """Row-wise s(caption, image) from the cache, in float64."""
+    import torch
+
     if len(captions) == 0:
         return np.zeros(0, dtype=np.float64)
     c = cache.get("caption", captions).to(torch.float64)

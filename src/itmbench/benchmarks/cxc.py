@@ -68,11 +68,10 @@ import math
 import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 from itmbench.io import write_parquet
 from itmbench.metrics.correlation import spearman_bootstrap
@@ -94,6 +93,9 @@ from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import Scene, WorldObject, scene_arrays
 from itmbench.world.truth import caption_fits, truth_matrix
+
+if TYPE_CHECKING:
+    import torch
 
 SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
 TASK_CODES = {"sts": 0, "sis": 1, "sits": 2}
@@ -1031,6 +1033,8 @@ def first_positive_ranks_excluding(
     chunk_size: int = 1024,
 ) -> np.ndarray:
     """Like scoring.retrieval.first_positive_ranks, with gallery row exclude[q] removed for query q (t2t, i2i)."""
+    import torch
+
     if not (len(positives) == len(queries) == len(exclude)):
         raise ValueError(f"{len(positives)} positive sets, {len(exclude)} exclusions for {len(queries)} queries")
     empty = [i for i, p in enumerate(positives) if len(p) == 0]

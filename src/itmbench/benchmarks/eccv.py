@@ -62,12 +62,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
-from scipy.special import ndtri
 
 from itmbench.io import write_parquet
 from itmbench.metrics.intervals import wilson_interval
@@ -80,6 +78,9 @@ from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
 from itmbench.world.truth import truth_matrix
+
+if TYPE_CHECKING:
+    pass
 
 I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
 SHORT = {I2T: "i2t", T2I: "t2i"}
@@ -508,6 +509,8 @@ def _orient(matrix: np.ndarray, data: SplitData, direction: str, query_ids: np.n
 
 def _noise(seed: int, name: str, direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
     """Standard normal noise keyed by (seed, annotator, direction, query, candidate)."""
+    from scipy.special import ndtri
+
     u = keyed_uniforms(
         seed,
         _name_key(name),
@@ -577,6 +580,7 @@ def world_annotators(data: SplitData, cfg: EccvConfig) -> list[MachineAnnotator]
 
 def annotator_from_cache(name: str, cache: EmbeddingCache) -> MachineAnnotator:
     """A dual encoder as a machine annotator: dot products of its cached unit embeddings."""
+    import torch
 
     def score(direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
         q = cache.get(QUERY_KIND[direction], np.asarray(query_ids)).to(torch.float32)
@@ -1036,6 +1040,8 @@ def score_dual(
     eccv_map_at_r; n_pm, pm_depth and pmrp (only when the benchmark has its PM tables). A value is NaN
     where the query has no positive of that source (non-ECCV queries, or no CxC table).
     """
+    import torch
+
     items, pos = tables["items"], tables["positives"]
     ids = {
         "image": items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64),

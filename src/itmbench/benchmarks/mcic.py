@@ -67,7 +67,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import constant_answer_accuracy, mcic_accuracy, multiple_choice_correct
@@ -79,6 +78,8 @@ from itmbench.world.scene import Scene
 from itmbench.world.truth import truth_matrix
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from itmbench.scoring.embed import EmbeddingCache
 
 N_OPTIONS = 5
@@ -220,6 +221,8 @@ class NgramCounts:
     """Sparse n-gram count matrices of a list of token lists, for BLEU over many pairs at once."""
 
     def __init__(self, token_lists: Sequence[Sequence[str]], order: int) -> None:
+        import scipy.sparse as sp
+
         self.order = order
         self.lengths = np.array([len(t) for t in token_lists], dtype=np.int64)
         self.counts: list[sp.csr_matrix] = []

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -55,6 +54,8 @@ def bootstrap_pair_draws(query_ids: ArrayLike, n_boot: int = 1000, fraction: flo
 
 def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman rho of each row pair (average ranks for ties; nan for a constant row)."""
+    from scipy import stats
+
     rx = stats.rankdata(x, axis=1)
     ry = stats.rankdata(y, axis=1)
     rx -= rx.mean(axis=1, keepdims=True)
@@ -93,6 +94,8 @@ def spearman_bootstrap(
 
 def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall tau-b between two score vectors over the same models (ties handled, ECCV Table 5)."""
+    from scipy import stats
+
     a = np.asarray(x, dtype=float).ravel()
     b = np.asarray(y, dtype=float).ravel()
     if a.shape != b.shape:

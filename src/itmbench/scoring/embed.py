@@ -6,14 +6,18 @@ import io
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 from PIL import Image
 
 from itmbench.io import atomic_path
-from itmbench.models.registry import DualEncoder
+
+if TYPE_CHECKING:
+    import torch
+
+    from itmbench.models.registry import DualEncoder
 
 
 class ItemStore:
@@ -124,6 +128,8 @@ def embed_items(
     encoder: DualEncoder, store: ItemStore, items: pd.DataFrame, batch_size: int = 256
 ) -> dict[str, np.ndarray]:
     """One forward pass per item: image and caption embeddings with their ids."""
+    import torch
+
     out: dict[str, np.ndarray] = {}
     kinds = getattr(encoder, "item_kinds", ("image", "caption"))  # a unimodal model embeds one kind only
     for kind, encode, fetch in (
@@ -181,6 +187,8 @@ class EmbeddingCache:
 
     def get(self, kind: str, ids: np.ndarray) -> torch.Tensor:
         """Embeddings [N, D] of these ids, naming the first id the cache lacks."""
+        import torch
+
         rows = self.row[kind]
         missing = [int(i) for i in ids if int(i) not in rows]
         if missing:
@@ -193,6 +201,8 @@ class EmbeddingCache:
 
 def visible_devices(n: int | str) -> list[str]:
     """The devices `--devices` asks for: N (or 'all') visible CUDA devices, else N CPU shards (simulated devices)."""
+    import torch
+
     n_cuda = torch.cuda.device_count()
     if n == "all":
         n = max(1, n_cuda)
@@ -225,6 +235,8 @@ def _embed_shard(
     threads: int,
 ) -> np.ndarray:
     """One worker's part: build the model on its device, embed its items (a picklable top-level function)."""
+    import torch
+
     from itmbench.models.registry import ModelSpec, build_encoder
 
     torch.set_num_threads(threads)

@@ -27,14 +27,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
 from itmbench.io import write_parquet
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.retrieval import top_k
+
+if TYPE_CHECKING:
+    import torch
 
 PAIR_COLUMNS = ("caption_id", "image_id")
 SCORE_COLUMNS = ("caption_id", "image_id", "score")
@@ -167,6 +170,8 @@ def _dual_grid(
     caption_ids: np.ndarray, image_ids: np.ndarray, cache: EmbeddingCache
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The shortlist model's caption and image embeddings, float32 as every ranking here."""
+    import torch
+
     return cache.get("caption", caption_ids).to(torch.float32), cache.get("image", image_ids).to(torch.float32)
 
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import torch
 
 from itmbench.scoring.embed import EmbeddingCache
 
+if TYPE_CHECKING:
+    import torch
+
 
 def _positive_mask(positives: Sequence[np.ndarray], n_gallery: int, device: torch.device) -> torch.Tensor:
+    import torch
+
     mask = torch.zeros((len(positives), n_gallery), dtype=torch.bool, device=device)
     lengths = [len(p) for p in positives]
     if sum(lengths):
@@ -52,6 +57,8 @@ def first_positive_ranks(
 
 def top_k(queries: torch.Tensor, gallery: torch.Tensor, k: int, chunk_size: int = 1024) -> np.ndarray:
     """Indices [Q, k] of each query's k best gallery items, best first (ties by lower index)."""
+    import torch
+
     k = min(k, gallery.shape[0])
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
