@@ -71,3 +71,15 @@ def kill_on_call(monkeypatch):
         return lambda: monkeypatch.setattr(module, name, real)
 
     return arm
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One torch thread for a module's tests, restored afterwards: the tests' budget is one core, and a sample
+    (diffusion, training) is bit-exact only for a given thread count."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -19,14 +19,7 @@ from itmbench.negatives.llm_captions import (
 )
 from itmbench.sources.sugarcrepe import SUBSETS
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """One torch thread: the tests' budget is one core."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_one_template_per_subtype_with_its_example() -> None:

@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from workflow_helpers import REPO, copy_workflow, planned_jobs, snakemake
 
 from itmbench.benchmarks import bivlc
@@ -66,7 +65,7 @@ def run_dir(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_bivlc_negatives_are_the_trained_diffusion_models_images(run_dir):
+def test_bivlc_negatives_are_the_trained_diffusion_models_images(run_dir, one_torch_thread):
     tables = bivlc.read(run_dir / "data/world/bivlc")
     sc, inst, extra = tables["sugarcrepe"], tables["instances"], tables["extra_images"]
     assert len(sc) > 0 and len(inst) > 0
@@ -77,16 +76,11 @@ def test_bivlc_negatives_are_the_trained_diffusion_models_images(run_dir):
     )
     pixels = np.load(run_dir / "data/world/bivlc/extra_items/images.npy")
     chosen = sc.set_index("id")["chosen_candidate"]
-    # the DAG ran with --cores 1, so the generating job had one thread: sample with one thread too
-    # (a sample is exact only for a given thread count; this process may have more)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for row, image in zip(inst.itertuples(index=False), pixels):
-            regenerated = generator.images(row.negative_caption, cfg.n_candidates)[chosen[row.sugarcrepe_id]]
-            assert np.array_equal(image, regenerated), row.id  # the diffusion model's sample, not a render
-    finally:
-        torch.set_num_threads(threads)
+    # the DAG ran with --cores 1, so the generating job had one thread, as this test has (one_torch_thread):
+    # a sample is exact only for a given thread count
+    for row, image in zip(inst.itertuples(index=False), pixels):
+        regenerated = generator.images(row.negative_caption, cfg.n_candidates)[chosen[row.sugarcrepe_id]]
+        assert np.array_equal(image, regenerated), row.id  # the diffusion model's sample, not a render
     assert not tables["candidates"][["missing_object", "extra_object"]].to_numpy().any()  # no simulated mistakes
     stored = pd.read_parquet(run_dir / "data/world/bivlc_candidates/candidates.parquet")
     assert len(stored) == cfg.n_candidates * sc["negative_caption"].nunique()

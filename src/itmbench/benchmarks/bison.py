@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,9 +75,6 @@ from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import Scene
 from itmbench.world.truth import truth_matrix
-
-if TYPE_CHECKING:
-    pass
 
 PUBLISHED_STAGE_COUNTS: dict[str, int] = {
     "1: image pairs": 67_564,

@@ -57,7 +57,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,9 +74,6 @@ from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
-
-if TYPE_CHECKING:
-    pass
 
 # Independent random streams: any stage can change without moving the draws of the others.
 STREAM_EDIT, STREAM_GENERATE, STREAM_SELECT, STREAM_AMBIGUITY, STREAM_SECOND_ANNOTATOR = range(5)

@@ -62,7 +62,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -78,9 +78,6 @@ from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
 from itmbench.world.truth import truth_matrix
-
-if TYPE_CHECKING:
-    pass
 
 I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
 SHORT = {I2T: "i2t", T2I: "t2i"}
