@@ -38,10 +38,8 @@ def time_imports(modules: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - t0
 
 
-def measure(runs: int, src: Path | None) -> dict[str, float]:
-    env = dict(os.environ)
-    if src is not None:
-        env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+def measure(runs: int, src: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     out = {}
     for kind, modules in KINDS.items():
         time_imports(modules, env)  # warm the file cache
