@@ -200,3 +200,21 @@ def test_bivlc_table3_from_released_single_comparisons(github_raw, model):
     assert len(df) == 2_933
     assert len(sugar) == 7_512
     assert [round(x, 2) for x in got] == list(BIVLC_TABLE3[model])
+
+
+def test_wilson_z_is_scipy_norm_ppf_exactly():
+    """The interval takes its normal quantile from scipy.special.ndtri (lighter to import than scipy.stats):
+    the same bits as scipy.stats.norm.ppf, so intervals did not move when the import changed."""
+    from scipy import stats
+
+    def naive_wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
+        z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+        p = k / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
+
+    for confidence in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999):
+        for k, n in ((0, 10), (3, 10), (650, 650), (603, 650), (1, 1_000_000)):
+            assert wilson_interval(k, n, confidence) == naive_wilson(k, n, confidence), (confidence, k, n)
