@@ -62,9 +62,9 @@ def cache(world, built, tmp_path_factory):
 
 def pair_scores_from(cache: EmbeddingCache, pairs: pd.DataFrame, path) -> PairScores:
     """A pair-score file whose scores are the embeddings' dot products (float64)."""
-    c = cache.get("caption", pairs["caption_id"].to_numpy()).double()
-    i = cache.get("image", pairs["image_id"].to_numpy()).double()
-    write_pair_scores(path, pairs, (c * i).sum(dim=1).numpy())
+    c = cache.get("caption", pairs["caption_id"].to_numpy()).astype(np.float64)
+    i = cache.get("image", pairs["image_id"].to_numpy()).astype(np.float64)
+    write_pair_scores(path, pairs, (c * i).sum(axis=1))
     return PairScores(path)
 
 
@@ -185,8 +185,8 @@ def naive_rerank(q_id, direction, caption_ids, image_ids, shortlist_cache, cross
     """A query's ranked gallery ids, by hand: its top-k by the shortlist model sorted by the cross
     scores, then every other item by the shortlist model."""
     q_kind, g_kind, g_ids = ("image", "caption", caption_ids) if direction == "i2t" else ("caption", "image", image_ids)
-    dual = (shortlist_cache.get(g_kind, g_ids).double() @ shortlist_cache.get(q_kind, [q_id]).double().T)[:, 0].numpy()
-    cross = (cross_cache.get(g_kind, g_ids).double() @ cross_cache.get(q_kind, [q_id]).double().T)[:, 0].numpy()
+    dual = (shortlist_cache.get(g_kind, g_ids).astype(np.float64) @ shortlist_cache.get(q_kind, [q_id]).T)[:, 0]
+    cross = (cross_cache.get(g_kind, g_ids).astype(np.float64) @ cross_cache.get(q_kind, [q_id]).T)[:, 0]
     by_dual = sorted(range(len(g_ids)), key=lambda j: (-np.float32(dual[j]), j))
     short, rest = by_dual[:k], by_dual[k:]
     return [int(g_ids[j]) for j in sorted(short, key=lambda j: -cross[j]) + rest]

@@ -87,3 +87,76 @@ def test_positive_lists_keep_gallery_rows():
     pairs = pd.DataFrame({"image_id": [10, 10, 11], "caption_id": [5, 7, 7]})
     lists = positive_lists(np.array([10, 11, 12]), np.array([7, 5, 9]), pairs, "image_id", "caption_id")
     assert [list(x) for x in lists] == [[0, 1], [0], []]
+
+
+# --- numpy and torch: one ranking, two libraries ---------------------------------------------------
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]
+
+
+def tied_data(seed: int, n_queries: int = 50, n_distinct: int = 30, n_gallery: int = 80, dim: int = 6):
+    """Embeddings whose dot products are exact in float32 whatever the summation order (multiples of 1/4 in
+    [-1, 1]), so numpy and torch must agree bit for bit: many exact ties, and a gallery of duplicated rows."""
+    rng = np.random.default_rng(seed)
+    distinct = (rng.integers(-4, 5, size=(n_distinct, dim)) / 4).astype(np.float32)
+    gallery = distinct[rng.integers(0, n_distinct, size=n_gallery)]  # every row has copies elsewhere, likely
+    queries = (rng.integers(-4, 5, size=(n_queries, dim)) / 4).astype(np.float32)
+    positives = [np.sort(rng.choice(n_gallery, size=rng.integers(1, 6), replace=False)) for _ in range(n_queries)]
+    return queries, gallery, positives
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("chunk", [1, 7, 16])
+def test_numpy_and_torch_ranks_agree_with_ties_and_duplicates(chunk, device):
+    q, g, positives = tied_data(3)
+    sims = q @ g.T
+    dup = (sims[:, :, None] == sims[:, None, :]).sum() - sims.size  # pairs of gallery items tied for a query
+    assert dup > 0 and len(np.unique(g, axis=0)) < len(g)
+    from_numpy = first_positive_ranks(q, g, positives, chunk_size=chunk)
+    from_torch = first_positive_ranks(
+        torch.from_numpy(q).to(device), torch.from_numpy(g).to(device), positives, chunk_size=chunk
+    )
+    assert from_numpy.dtype == from_torch.dtype == np.int64
+    assert np.array_equal(from_numpy, from_torch)
+    assert np.array_equal(from_numpy, naive_first_positive_rank(sims, positives))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("chunk", [1, 7, 16])
+def test_numpy_and_torch_top_k_agree_with_ties_and_duplicates(chunk, device):
+    q, g, _ = tied_data(4)
+    from_numpy = top_k(q, g, 12, chunk_size=chunk)
+    from_torch = top_k(torch.from_numpy(q).to(device), torch.from_numpy(g).to(device), 12, chunk_size=chunk)
+    assert np.array_equal(from_numpy, from_torch)
+    assert np.array_equal(from_numpy, np.argsort(-(q @ g.T), axis=1, kind="stable")[:, :12])  # ties: lower index
+    assert top_k(q, g, 500, chunk_size=chunk).shape == (len(q), len(g))  # k is capped at the gallery
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("chunk", [1, 7, 16])
+def test_numpy_and_torch_ranks_excluding_the_query_agree(chunk, device):
+    from itmbench.benchmarks import cxc
+
+    _, g, _ = tied_data(5)
+    rng = np.random.default_rng(6)
+    keep = np.sort(rng.choice(len(g), size=40, replace=False))  # queries are gallery rows (t2t, i2i)
+    positives = [
+        np.sort(rng.choice(np.delete(np.arange(len(g)), k), size=rng.integers(1, 5), replace=False)) for k in keep
+    ]
+    from_numpy = cxc.first_positive_ranks_excluding(g[keep], g, positives, keep, chunk_size=chunk)
+    gt = torch.from_numpy(g).to(device)
+    from_torch = cxc.first_positive_ranks_excluding(gt[keep], gt, positives, keep, chunk_size=chunk)
+    assert np.array_equal(from_numpy, from_torch)
+    sims = g[keep] @ g.T
+    sims[np.arange(len(keep)), keep] = -np.inf  # the query is not in its own gallery
+    assert np.array_equal(from_numpy, naive_first_positive_rank(sims, positives))
+    # leaving the query out of its gallery can only lower its rank (its duplicate rows stay in)
+    assert (from_numpy <= first_positive_ranks(g[keep], g, positives, chunk_size=chunk)).all()
+
+
+def test_mixed_numpy_and_torch_inputs_are_an_error():
+    q, g, positives = tied_data(7, n_queries=5)
+    with pytest.raises(TypeError, match="not a mix"):
+        first_positive_ranks(q, torch.from_numpy(g), positives)
+    with pytest.raises(TypeError, match="not a mix"):
+        top_k(torch.from_numpy(q), g, 3)

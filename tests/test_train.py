@@ -95,7 +95,10 @@ def test_embedding_cache_embeds_each_item_once_and_batch_size_does_not_matter(tr
     write_embeddings(tmp_path / "e.npz", big)
     cache = EmbeddingCache(tmp_path / "e.npz")
     caption_ids = need.loc[need["kind"] == "caption", "item_id"].to_numpy()[:2]
-    assert cache.get("caption", caption_ids[::-1]).shape == (2, 64)
+    got = cache.get("caption", caption_ids[::-1])
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32 and got.shape == (2, 64)
+    rows = {int(i): r for r, i in enumerate(big["caption_ids"])}
+    assert np.array_equal(got, big["caption_emb"][[rows[int(i)] for i in caption_ids[::-1]]])
     with pytest.raises(KeyError, match="no image embedding for ids \\[99\\]"):
         cache.get("image", np.array([99]))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,18 @@ def _set_threads(threads: int) -> None:
     import torch
 
     torch.set_num_threads(max(1, threads))
+
+
+def _limit_threads(threads: int) -> None:
+    """The thread count of a job that may never import torch (scoring from embeddings on the CPU): the
+    BLAS/OpenMP variables, read by numpy's OpenBLAS and by torch when they load (a fresh `itmbench`
+    process has loaded neither yet), and torch's own setting when torch is loaded already."""
+    n = max(1, threads)
+    if "numpy" not in sys.modules:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(n)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(n)
 
 
 def cmd_world(args: argparse.Namespace) -> None:
@@ -92,11 +105,12 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
 
 def cmd_score_benchmark(args: argparse.Namespace) -> None:
     """Per-instance scores of one model on one benchmark, from the embedding cache."""
+    _limit_threads(args.threads)  # first: before numpy loads its BLAS
+    _check_metrics_args(args)
     from itmbench.benchmarks.registry import benchmark
     from itmbench.io import write_parquet
     from itmbench.scoring.embed import EmbeddingCache
 
-    _set_threads(args.threads)
     entry = benchmark(args.name)
     tables = entry.module.read(args.bench)
     if args.pairs:
@@ -110,20 +124,26 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     else:
         scores = entry.module.score_dual(tables, EmbeddingCache(args.embeddings))
     write_parquet(args.out, scores)
+    if args.metrics:
+        _write_benchmark_metrics(args.name, args.out, args.model, args.config, args.metrics)
 
 
-def cmd_metrics_benchmark(args: argparse.Namespace) -> None:
-    """A benchmark's metrics with intervals from per-instance scores."""
+def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dict, out: str | Path) -> None:
+    """A benchmark's metrics with intervals from a per-instance scores file (read back as written)."""
     import pandas as pd
 
     from itmbench.benchmarks.registry import benchmark
     from itmbench.io import write_json
 
-    cfg = args.config
-    summary = benchmark(args.name).module.summarize(
-        pd.read_parquet(args.scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
+    summary = benchmark(name).module.summarize(
+        pd.read_parquet(scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
     )
-    write_json(args.out, {**summary, "model": args.model, "benchmark": args.name})
+    write_json(out, {**summary, "model": model, "benchmark": name})
+
+
+def cmd_metrics_benchmark(args: argparse.Namespace) -> None:
+    """A benchmark's metrics with intervals from per-instance scores."""
+    _write_benchmark_metrics(args.name, args.scores, args.model, args.config, args.out)
 
 
 def cmd_table_benchmark(args: argparse.Namespace) -> None:
@@ -198,12 +218,13 @@ def cmd_embed(args: argparse.Namespace) -> None:
 
 def cmd_score_retrieval(args: argparse.Namespace) -> None:
     """Per-query first-positive ranks of one model on one retrieval benchmark."""
+    _limit_threads(args.threads)  # first: before numpy loads its BLAS
+    _check_metrics_args(args)
     from itmbench.benchmarks.retrieval import read_retrieval
     from itmbench.io import write_parquet
     from itmbench.scoring.embed import EmbeddingCache
     from itmbench.scoring.retrieval import score_retrieval
 
-    _set_threads(args.threads)
     items, positives = read_retrieval(args.bench)
     shortlist = _shortlist(args)
     if args.pairs and shortlist is not None:
@@ -225,24 +246,30 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
             cache = EmbeddingCache(args.embeddings)
         scores = score_retrieval(items, positives, cache, args.chunk_size)
     write_parquet(args.out, scores)
+    if args.metrics:
+        _write_retrieval_metrics(args.out, args.model, Path(args.bench).name, args.config, args.metrics)
 
 
-def cmd_metrics_retrieval(args: argparse.Namespace) -> None:
-    """R@K and MedR with intervals from per-query ranks."""
+def _write_retrieval_metrics(scores: str | Path, model: str, bench: str, cfg: dict, out: str | Path) -> None:
+    """R@K and MedR with intervals from a per-query ranks file (read back as written)."""
     import pandas as pd
 
     from itmbench.io import write_json
     from itmbench.metrics.retrieval import retrieval_summary
 
-    scores = pd.read_parquet(args.scores)
-    cfg = args.config
-    out: dict = {"model": args.model, "benchmark": args.benchmark, "metrics": {}}
-    for (positive_set, direction), group in scores.groupby(["positive_set", "direction"], sort=True):
+    table = pd.read_parquet(scores)
+    result: dict = {"model": model, "benchmark": bench, "metrics": {}}
+    for (positive_set, direction), group in table.groupby(["positive_set", "direction"], sort=True):
         summary = retrieval_summary(
             group["rank"].to_numpy(), ks=cfg["ks"], n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
         )
-        out["metrics"].setdefault(positive_set, {})[direction] = summary
-    write_json(args.out, out)
+        result["metrics"].setdefault(positive_set, {})[direction] = summary
+    write_json(out, result)
+
+
+def cmd_metrics_retrieval(args: argparse.Namespace) -> None:
+    """R@K and MedR with intervals from per-query ranks."""
+    _write_retrieval_metrics(args.scores, args.model, args.benchmark, args.config, args.out)
 
 
 def cmd_table_retrieval(args: argparse.Namespace) -> None:
@@ -611,6 +638,20 @@ def _add_shortlist(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--shortlist-k", type=int, default=16, help="candidates per query in the shortlist")
 
 
+def _add_metrics_out(sp: argparse.ArgumentParser) -> None:
+    """--metrics/--model/--config: the scoring job also writes the metrics of the scores it wrote."""
+    sp.add_argument("--metrics", default=None, help="also write the metrics with intervals (JSON) of these scores")
+    sp.add_argument("--model", default=None, help="the model's name, recorded in the metrics (with --metrics)")
+    sp.add_argument(
+        "--config", type=_json_arg, default=None, help="params.yaml `score` section as JSON (with --metrics)"
+    )
+
+
+def _check_metrics_args(args: argparse.Namespace) -> None:
+    if args.metrics and (args.model is None or args.config is None):
+        raise ValueError("--metrics needs --model and --config (the `score` section as JSON)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(prog="itmbench", description=__doc__.splitlines()[0])
@@ -661,6 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--chunk-size", type=int, default=1024)
     sp.add_argument("--threads", type=int, default=1)
     _add_shortlist(sp)
+    _add_metrics_out(sp)
 
     sp = add("metrics-retrieval", cmd_metrics_retrieval, "R@K and MedR with intervals")
     sp.add_argument("--scores", required=True)
@@ -701,6 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--threads", type=int, default=1)
     _add_shortlist(sp)
+    _add_metrics_out(sp)
 
     sp = add("metrics-benchmark", cmd_metrics_benchmark, "a benchmark's metrics with intervals")
     sp.add_argument("--name", required=True)

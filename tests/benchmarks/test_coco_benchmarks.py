@@ -169,7 +169,7 @@ def test_eccv_scores_without_pm_tables_and_says_pmrp_is_skipped(eccv_built, tmp_
     # naive reference: COCO 5K t2i R@1 = share of captions whose own image scores highest
     caps = t["items"].loc[t["items"]["kind"] == "caption", "item_id"].to_numpy()
     imgs = t["items"].loc[t["items"]["kind"] == "image", "item_id"].to_numpy()
-    sims = cache.get("caption", caps).numpy() @ cache.get("image", imgs).numpy().T
+    sims = cache.get("caption", caps) @ cache.get("image", imgs).T
     own = pd.Series(imgs).searchsorted(
         t["positives"]
         .query("source == 'original' and direction == 'caption_to_image'")
@@ -476,7 +476,7 @@ def test_bivlc_through_the_cli_with_added_image_files(raw_dir, items, tmp_path):
     assert summary["metrics"]["sugarcrepe"]["value"] == pytest.approx(naive)
     own = scores[scores["sugarcrepe_id"] < 0].set_index("bivlc_id")
     c0, i1 = int(inst.loc[3, "caption_id"]), int(inst.loc[3, "negative_image"])
-    ref = float(cache.get("caption", [c0])[0].double() @ cache.get("image", [i1])[0].double())
+    ref = float(cache.get("caption", [c0])[0].astype(np.float64) @ cache.get("image", [i1])[0].astype(np.float64))
     assert own.loc[3, "s_c0_i1"] == pytest.approx(ref)
     assert summary["metrics"]["group"]["n"] == 6
 

@@ -473,7 +473,7 @@ def test_per_query_metrics_match_a_naive_full_ranking(world, tables, tmp_path):
     for direction, q_kind, g_ids in ((I2T, "image", cap), (T2I, "caption", img)):
         rows = scores[(scores["direction"] == direction) & scores["eccv_query"]].head(12)
         g_kind = "caption" if q_kind == "image" else "image"
-        sims = cache.get(q_kind, rows["query_id"].to_numpy()).numpy() @ cache.get(g_kind, g_ids).numpy().T
+        sims = cache.get(q_kind, rows["query_id"].to_numpy()) @ cache.get(g_kind, g_ids).T
         eccv_pos = _by_query(pos[(pos["source"] == "eccv") & (pos["direction"] == direction)], direction)
         pm_pos = _by_query(pm[pm["direction"] == direction], direction)
         for r, (_, row) in enumerate(rows.iterrows()):

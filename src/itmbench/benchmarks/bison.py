@@ -590,14 +590,12 @@ def audit(
 
 def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
     """Per-instance dual-encoder scores s(q, I_true), s(q, I_false) from the cache; correct is strict '>'."""
-    import torch
-
     ann = tables["annotations"]
-    q = cache.get("caption", ann["caption_id"].to_numpy()).to(torch.float32)
-    it = cache.get("image", ann["true_image_id"].to_numpy()).to(torch.float32)
-    ifalse = cache.get("image", ann["false_image_id"].to_numpy()).to(torch.float32)
-    s_true = (q * it).sum(dim=1).numpy().astype(np.float64)
-    s_false = (q * ifalse).sum(dim=1).numpy().astype(np.float64)
+    q = cache.get("caption", ann["caption_id"].to_numpy()).astype(np.float32, copy=False)
+    it = cache.get("image", ann["true_image_id"].to_numpy()).astype(np.float32, copy=False)
+    ifalse = cache.get("image", ann["false_image_id"].to_numpy()).astype(np.float32, copy=False)
+    s_true = (q * it).sum(axis=1).astype(np.float64)
+    s_false = (q * ifalse).sum(axis=1).astype(np.float64)
     return _score_frame(ann, s_true, s_false)
 
 

@@ -835,13 +835,11 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) ->
 
 def _dot(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
     """Row-wise s(caption, image) from the cache, in float64."""
-    import torch
-
     if len(captions) == 0:
         return np.zeros(0, dtype=np.float64)
-    c = cache.get("caption", captions).to(torch.float64)
-    i = cache.get("image", images).to(torch.float64)
-    return (c * i).sum(dim=1).numpy()
+    c = cache.get("caption", captions).astype(np.float64)
+    i = cache.get("image", images).astype(np.float64)
+    return (c * i).sum(axis=1)
 
 
 def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:

@@ -97,6 +97,8 @@ from itmbench.world.truth import caption_fits, truth_matrix
 if TYPE_CHECKING:
     import torch
 
+    Matrix = np.ndarray | torch.Tensor
+
 SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
 TASK_CODES = {"sts": 0, "sis": 1, "sits": 2}
 TASK_LABELS = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
@@ -1026,38 +1028,21 @@ def _config_value(tables: dict[str, pd.DataFrame], key: str) -> Any:
 
 
 def first_positive_ranks_excluding(
-    queries: torch.Tensor,
-    gallery: torch.Tensor,
+    queries: Matrix,
+    gallery: Matrix,
     positives: list[np.ndarray],
     exclude: np.ndarray,
     chunk_size: int = 1024,
 ) -> np.ndarray:
-    """Like scoring.retrieval.first_positive_ranks, with gallery row exclude[q] removed for query q (t2t, i2i)."""
-    import torch
+    """Like scoring.retrieval.first_positive_ranks, with gallery row exclude[q] removed for query q (t2t, i2i).
 
+    numpy arrays are ranked with numpy, torch tensors with torch on their device (the same code)."""
     if not (len(positives) == len(queries) == len(exclude)):
         raise ValueError(f"{len(positives)} positive sets, {len(exclude)} exclusions for {len(queries)} queries")
-    empty = [i for i, p in enumerate(positives) if len(p) == 0]
-    if empty:
-        raise ValueError(f"queries at rows {empty[:5]} have no positive in the gallery")
-    clash = [i for i, p in enumerate(positives) if int(exclude[i]) in set(p.tolist())]
+    clash = [i for i, p in enumerate(positives) if int(exclude[i]) in set(np.asarray(p).tolist())]
     if clash:
         raise ValueError(f"queries at rows {clash[:5]} list themselves as a positive")
-    ranks = np.empty(len(queries), dtype=np.int64)
-    for start in range(0, len(queries), chunk_size):
-        stop = min(start + chunk_size, len(queries))
-        sims = queries[start:stop] @ gallery.T
-        block = positives[start:stop]
-        mask = torch.zeros_like(sims, dtype=torch.bool)
-        lengths = torch.tensor([len(p) for p in block], dtype=torch.int64)
-        cols = torch.from_numpy(np.concatenate([np.asarray(p, dtype=np.int64) for p in block]))
-        mask[torch.repeat_interleave(torch.arange(len(block)), lengths), cols] = True
-        own = torch.from_numpy(np.asarray(exclude[start:stop], dtype=np.int64))
-        sims[torch.arange(stop - start), own] = float("-inf")
-        best = sims.masked_fill(~mask, float("-inf")).max(dim=1).values
-        above = ((sims >= best[:, None]) & ~mask).sum(dim=1)
-        ranks[start:stop] = (above + 1).cpu().numpy()
-    return ranks
+    return first_positive_ranks(queries, gallery, positives, chunk_size, exclude=exclude)
 
 
 def _positive_lists(
@@ -1170,7 +1155,7 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         a_ids = frame[f"{a}_id"].to_numpy(np.int64)
         b_ids = frame[f"{b}_id"].to_numpy(np.int64)
         ea, eb = cache.get(kind_a, a_ids), cache.get(kind_b, b_ids)
-        model = (ea.double() * eb.double()).sum(dim=1).numpy() if len(a_ids) else np.zeros(0)
+        model = (ea.astype(np.float64) * eb.astype(np.float64)).sum(axis=1) if len(a_ids) else np.zeros(0)
         query, partner = (b_ids, a_ids) if task == "sits" and sits_query == "image" else (a_ids, b_ids)
         frames.append(
             pd.DataFrame(

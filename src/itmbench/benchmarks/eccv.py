@@ -577,12 +577,11 @@ def world_annotators(data: SplitData, cfg: EccvConfig) -> list[MachineAnnotator]
 
 def annotator_from_cache(name: str, cache: EmbeddingCache) -> MachineAnnotator:
     """A dual encoder as a machine annotator: dot products of its cached unit embeddings."""
-    import torch
 
     def score(direction: str, query_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
-        q = cache.get(QUERY_KIND[direction], np.asarray(query_ids)).to(torch.float32)
-        g = cache.get(GALLERY_KIND[direction], np.asarray(gallery_ids)).to(torch.float32)
-        return (q @ g.T).numpy().astype(np.float64)
+        q = cache.get(QUERY_KIND[direction], np.asarray(query_ids)).astype(np.float32, copy=False)
+        g = cache.get(GALLERY_KIND[direction], np.asarray(gallery_ids)).astype(np.float32, copy=False)
+        return (q @ g.T).astype(np.float64)
 
     return MachineAnnotator(name, score)
 
@@ -1037,14 +1036,12 @@ def score_dual(
     eccv_map_at_r; n_pm, pm_depth and pmrp (only when the benchmark has its PM tables). A value is NaN
     where the query has no positive of that source (non-ECCV queries, or no CxC table).
     """
-    import torch
-
     items, pos = tables["items"], tables["positives"]
     ids = {
         "image": items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64),
         "caption": items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64),
     }
-    emb = {kind: cache.get(kind, v).to(torch.float32) for kind, v in ids.items()}
+    emb = {kind: cache.get(kind, v).astype(np.float32, copy=False) for kind, v in ids.items()}
     has_pm = all(t in tables for t in PM_TABLES)
     ks = tuple(int(k) for k in ks)
     frames = []
@@ -1072,8 +1069,7 @@ def score_dual(
         g_emb = emb[g_kind]
         for start in range(0, len(q_ids), chunk_size):
             q = emb[q_kind][start : start + chunk_size]
-            t = torch.from_numpy(top[start : start + chunk_size])
-            scores[start : start + len(q)] = torch.einsum("qd,qkd->qk", q, g_emb[t]).numpy()
+            scores[start : start + len(q)] = np.einsum("qd,qkd->qk", q, g_emb[top[start : start + chunk_size]])
         row: dict[str, Any] = {
             "direction": direction,
             "query_id": q_ids,

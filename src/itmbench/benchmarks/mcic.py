@@ -693,9 +693,9 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.Dat
     n = len(ex)
     option_ids = np.array([list(v) for v in ex["option_caption_ids"]], dtype=np.int64).reshape(n, N_OPTIONS)
     image_ids = ex["image_id"].to_numpy(dtype=np.int64)
-    img = cache.get("image", image_ids).double()
-    cap = cache.get("caption", option_ids.ravel()).double().reshape(n, N_OPTIONS, -1)
-    scores = (cap @ img.unsqueeze(-1)).squeeze(-1).numpy() if n else np.zeros((0, N_OPTIONS))
+    img = cache.get("image", image_ids).astype(np.float64)
+    cap = cache.get("caption", option_ids.ravel()).astype(np.float64).reshape(n, N_OPTIONS, -1)
+    scores = (cap @ img[:, :, None])[:, :, 0] if n else np.zeros((0, N_OPTIONS))
     return _score_frame(ex, option_ids, scores)
 
 

@@ -76,6 +76,11 @@ class OptionNet(torch.nn.Module):
         return self.net(torch.cat(parts, dim=1))
 
 
+def features_of(cache: Any, kind: str, ids: np.ndarray) -> torch.Tensor:
+    """The upstream embeddings of these items (an EmbeddingCache gives numpy) as a CPU tensor."""
+    return torch.as_tensor(cache.get(kind, ids))
+
+
 def pair_margin(net: OptionNet, image: torch.Tensor, caption: torch.Tensor, batch_size: int = 65536) -> np.ndarray:
     """'yes' minus 'no' logit of each row pair (float64)."""
     net.eval()
@@ -146,7 +151,8 @@ def option_rows(examples: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
 def mcic_accuracy_of(net: OptionNet, examples: pd.DataFrame, cache: Any) -> float:
     """Accuracy (%) of argmax over each example's options (a tie counts as wrong)."""
     image, caption, label = option_rows(examples)
-    margin = pair_margin(net, cache.get("image", image), cache.get("caption", caption)).reshape(len(examples), -1)
+    margin = pair_margin(net, features_of(cache, "image", image), features_of(cache, "caption", caption))
+    margin = margin.reshape(len(examples), -1)
     answer = examples["answer_index"].to_numpy(np.int64)
     true = margin[np.arange(len(margin)), answer]
     others = margin.copy()
@@ -170,7 +176,9 @@ class OptionScorer:
         if features is None:
             raise ValueError("the FFNN option scorer needs its upstream model's embeddings (--features)")
         return pair_margin(
-            self.net, features.get("image", np.asarray(image_ids)), features.get("caption", np.asarray(caption_ids))
+            self.net,
+            features_of(features, "image", np.asarray(image_ids)),
+            features_of(features, "caption", np.asarray(caption_ids)),
         )
 
 
@@ -204,7 +212,7 @@ def train_ffnn(
         raise ValueError(f"models.{spec.name}: no MCIC train examples to train on")
     t0 = time.time()
     image, caption, label = option_rows(train_examples)
-    img, cap = features.get("image", image), features.get("caption", caption)
+    img, cap = features_of(features, "image", image), features_of(features, "caption", caption)
     select = (lambda net: mcic_accuracy_of(net, dev_examples, features)) if len(dev_examples) else None
     net, history = train_option_net(img, cap, label, opts, select)
     best = max(history, key=lambda h: h["select"])

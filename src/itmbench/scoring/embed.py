@@ -15,8 +15,6 @@ from PIL import Image
 from itmbench.io import atomic_path
 
 if TYPE_CHECKING:
-    import torch
-
     from itmbench.models.registry import DualEncoder
 
 
@@ -185,15 +183,14 @@ class EmbeddingCache:
         out |= {"image-text"} if has == {"image", "caption"} else set()
         return frozenset(out)
 
-    def get(self, kind: str, ids: np.ndarray) -> torch.Tensor:
-        """Embeddings [N, D] of these ids, naming the first id the cache lacks."""
-        import torch
-
+    def get(self, kind: str, ids: np.ndarray) -> np.ndarray:
+        """Embeddings [N, D] of these ids as a numpy array (a copy; float32 as the cache stores them), naming the
+        first id the cache lacks. Scoring with numpy needs no torch."""
         rows = self.row[kind]
         missing = [int(i) for i in ids if int(i) not in rows]
         if missing:
             raise KeyError(f"{self.path}: no {kind} embedding for ids {missing[:5]} (is the cache stale?)")
-        return torch.from_numpy(self.emb[kind][[rows[int(i)] for i in ids]])
+        return self.emb[kind][np.fromiter((rows[int(i)] for i in ids), dtype=np.int64, count=len(ids))]
 
 
 # --- several devices -------------------------------------------------------------------------------

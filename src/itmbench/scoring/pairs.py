@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,9 +34,6 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.retrieval import top_k
-
-if TYPE_CHECKING:
-    import torch
 
 PAIR_COLUMNS = ("caption_id", "image_id")
 SCORE_COLUMNS = ("caption_id", "image_id", "score")
@@ -166,13 +162,12 @@ def gallery_ids(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def _dual_grid(
-    caption_ids: np.ndarray, image_ids: np.ndarray, cache: EmbeddingCache
-) -> tuple[torch.Tensor, torch.Tensor]:
+def _dual_grid(caption_ids: np.ndarray, image_ids: np.ndarray, cache: EmbeddingCache) -> tuple[np.ndarray, np.ndarray]:
     """The shortlist model's caption and image embeddings, float32 as every ranking here."""
-    import torch
-
-    return cache.get("caption", caption_ids).to(torch.float32), cache.get("image", image_ids).to(torch.float32)
+    return (
+        cache.get("caption", caption_ids).astype(np.float32, copy=False),
+        cache.get("image", image_ids).astype(np.float32, copy=False),
+    )
 
 
 def shortlist_masks(caption_ids: np.ndarray, image_ids: np.ndarray, shortlist: Shortlist) -> dict[str, np.ndarray]:
@@ -202,7 +197,7 @@ def rerank_caches(items: pd.DataFrame, pairs: PairScores, shortlist: Shortlist) 
     c, i = gallery_ids(items)
     masks = shortlist_masks(c, i, shortlist)
     cap, img = _dual_grid(c, i, shortlist.cache)
-    dual = (cap @ img.T).numpy().astype(np.float64)
+    dual = (cap @ img.T).astype(np.float64)
     rows, cols = np.nonzero(masks["i2t"] | masks["t2i"])
     cross = np.zeros_like(dual)
     cross[rows, cols] = pairs.get(c[rows], i[cols])

@@ -1,9 +1,17 @@
-"""Chunked retrieval ranking on the device: memory stays bounded at 5k x 25k and beyond."""
+"""Chunked retrieval ranking: memory stays bounded at 5k x 25k and beyond.
+
+The ranking functions take numpy arrays or torch tensors. With numpy arrays they compute with
+numpy alone (a scoring job on the CPU never imports torch: its import is most of a job's
+start-up); with torch tensors they compute with torch on the tensors' device (a GPU ranks its
+chunks where the embeddings are). One implementation serves both: `_backend` picks the handful
+of operations that differ between the two libraries.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,59 +21,144 @@ from itmbench.scoring.embed import EmbeddingCache
 if TYPE_CHECKING:
     import torch
 
+    Matrix = np.ndarray | torch.Tensor
 
-def _positive_mask(positives: Sequence[np.ndarray], n_gallery: int, device: torch.device) -> torch.Tensor:
-    import torch
 
-    mask = torch.zeros((len(positives), n_gallery), dtype=torch.bool, device=device)
+class _Numpy:
+    """The ranking's operations on numpy arrays."""
+
+    @staticmethod
+    def index(rows: np.ndarray, like: np.ndarray) -> np.ndarray:
+        return rows
+
+    @staticmethod
+    def bool_zeros(shape: tuple[int, int], like: np.ndarray) -> np.ndarray:
+        return np.zeros(shape, dtype=bool)
+
+    @staticmethod
+    def fill_outside(x: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
+        return np.where(mask, x, value)
+
+    @staticmethod
+    def row_max(x: np.ndarray) -> np.ndarray:
+        return x.max(axis=1)
+
+    @staticmethod
+    def row_count(x: np.ndarray) -> np.ndarray:
+        return x.sum(axis=1)
+
+    @staticmethod
+    def order_best_first(x: np.ndarray) -> np.ndarray:
+        # a stable sort of the negated scores: best first, ties by lower index (as torch's stable descending sort)
+        return np.argsort(-x, axis=1, kind="stable")
+
+    @staticmethod
+    def to_numpy(x: np.ndarray) -> np.ndarray:
+        return x
+
+
+class _Torch:
+    """The same operations on torch tensors, on the tensors' device."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+
+    def index(self, rows: np.ndarray, like: torch.Tensor) -> torch.Tensor:
+        return self.torch.from_numpy(rows).to(like.device)
+
+    def bool_zeros(self, shape: tuple[int, int], like: torch.Tensor) -> torch.Tensor:
+        return self.torch.zeros(shape, dtype=self.torch.bool, device=like.device)
+
+    @staticmethod
+    def fill_outside(x: torch.Tensor, mask: torch.Tensor, value: float) -> torch.Tensor:
+        return x.masked_fill(~mask, value)
+
+    @staticmethod
+    def row_max(x: torch.Tensor) -> torch.Tensor:
+        return x.max(dim=1).values
+
+    @staticmethod
+    def row_count(x: torch.Tensor) -> torch.Tensor:
+        return x.sum(dim=1)
+
+    def order_best_first(self, x: torch.Tensor) -> torch.Tensor:
+        return self.torch.sort(x, dim=1, descending=True, stable=True).indices
+
+    @staticmethod
+    def to_numpy(x: torch.Tensor) -> np.ndarray:
+        return x.cpu().numpy()
+
+
+def _backend(*arrays: Any) -> _Numpy | _Torch:
+    """numpy's operations when every argument is a numpy array, torch's when every one is a tensor."""
+    if all(isinstance(a, np.ndarray) for a in arrays):
+        return _Numpy()
+    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported: never import it here
+    if torch is not None and all(isinstance(a, torch.Tensor) for a in arrays):
+        return _Torch(torch)
+    kinds = ", ".join(type(a).__name__ for a in arrays)
+    raise TypeError(f"expected numpy arrays or torch tensors (not a mix), got {kinds}")
+
+
+def _positive_mask(xp: _Numpy | _Torch, positives: Sequence[np.ndarray], like: Matrix) -> Matrix:
+    """[len(positives), gallery] booleans, True at each query's positive gallery rows."""
+    mask = xp.bool_zeros(tuple(like.shape), like)
     lengths = [len(p) for p in positives]
     if sum(lengths):
-        rows = torch.repeat_interleave(
-            torch.arange(len(positives), device=device), torch.tensor(lengths, device=device)
-        )
-        cols = torch.from_numpy(np.concatenate([np.asarray(p, dtype=np.int64) for p in positives])).to(device)
-        mask[rows, cols] = True
+        rows = np.repeat(np.arange(len(positives), dtype=np.int64), lengths)
+        cols = np.concatenate([np.asarray(p, dtype=np.int64) for p in positives])
+        mask[xp.index(rows, like), xp.index(cols, like)] = True
     return mask
 
 
 def first_positive_ranks(
-    queries: torch.Tensor,
-    gallery: torch.Tensor,
+    queries: Matrix,
+    gallery: Matrix,
     positives: Sequence[np.ndarray],
     chunk_size: int = 1024,
+    exclude: np.ndarray | None = None,
 ) -> np.ndarray:
     """1-based rank of each query's best-scored positive in the gallery, by dot product.
 
-    Ties are pessimistic: a non-positive scoring equal to the best positive ranks above it (the
-    same rule as BISON's 'a tie counts as wrong'). A query without positives is an error.
+    Queries and gallery are both numpy arrays (computed with numpy) or both torch tensors (with
+    torch, on their device), ranked in chunks of `chunk_size` queries. Ties are pessimistic: a
+    non-positive scoring equal to the best positive ranks above it (the same rule as BISON's 'a tie
+    counts as wrong'). A query without positives is an error. With `exclude`, gallery row
+    exclude[q] is left out of query q's gallery (the query itself, when both are one set of items).
     """
     if len(positives) != len(queries):
         raise ValueError(f"{len(positives)} positive sets for {len(queries)} queries")
     empty = [i for i, p in enumerate(positives) if len(p) == 0]
     if empty:
         raise ValueError(f"queries at rows {empty[:5]} have no positive in the gallery")
+    if exclude is not None and len(exclude) != len(queries):
+        raise ValueError(f"{len(exclude)} excluded gallery rows for {len(queries)} queries")
+    xp = _backend(queries, gallery)
     ranks = np.empty(len(queries), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
         stop = min(start + chunk_size, len(queries))
         sims = queries[start:stop] @ gallery.T
-        mask = _positive_mask(positives[start:stop], gallery.shape[0], sims.device)
-        best = sims.masked_fill(~mask, float("-inf")).max(dim=1).values
-        above = ((sims >= best[:, None]) & ~mask).sum(dim=1)
-        ranks[start:stop] = (above + 1).cpu().numpy()
+        mask = _positive_mask(xp, positives[start:stop], sims)
+        if exclude is not None:
+            own = np.asarray(exclude[start:stop], dtype=np.int64)
+            sims[xp.index(np.arange(stop - start, dtype=np.int64), sims), xp.index(own, sims)] = float("-inf")
+        best = xp.row_max(xp.fill_outside(sims, mask, float("-inf")))
+        above = xp.row_count((sims >= best[:, None]) & ~mask)
+        ranks[start:stop] = xp.to_numpy(above) + 1
     return ranks
 
 
-def top_k(queries: torch.Tensor, gallery: torch.Tensor, k: int, chunk_size: int = 1024) -> np.ndarray:
-    """Indices [Q, k] of each query's k best gallery items, best first (ties by lower index)."""
-    import torch
+def top_k(queries: Matrix, gallery: Matrix, k: int, chunk_size: int = 1024) -> np.ndarray:
+    """Indices [Q, k] of each query's k best gallery items, best first (ties by lower index).
 
+    numpy arrays are ranked with numpy, torch tensors with torch on their device, in query chunks.
+    """
+    xp = _backend(queries, gallery)
     k = min(k, gallery.shape[0])
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
         sims = queries[start : start + chunk_size] @ gallery.T
-        # stable ordering on ties: sort by (-score, index)
-        idx = torch.sort(sims, dim=1, descending=True, stable=True).indices[:, :k]
-        out[start : start + len(sims)] = idx.cpu().numpy()
+        out[start : start + len(sims)] = xp.to_numpy(xp.order_best_first(sims)[:, :k])
     return out
 
 

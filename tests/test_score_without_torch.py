@@ -1,0 +1,134 @@
+"""The scoring jobs from embeddings on the CPU never import torch (its import was most of a job's time).
+
+Each run is a fresh interpreter calling `itmbench.cli.main` the way a Snakemake job runs `itmbench
+score-benchmark` / `itmbench score-retrieval` (scores and their metrics in one job), on small benchmarks
+built here; at the end torch must not be in `sys.modules`. The tables it writes are the ones `score_dual` /
+`score_retrieval` give in this process, and its metrics the ones `metrics-benchmark` / `metrics-retrieval`
+compute from those tables.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from itmbench.benchmarks import bison, bivlc, cxc, eccv, mcic
+from itmbench.benchmarks.retrieval import build_world_retrieval, read_retrieval, write_retrieval
+from itmbench.cli import main
+from itmbench.io import read_json, write_parquet
+from itmbench.scoring.embed import EmbeddingCache, write_embeddings
+from itmbench.scoring.pairs import Shortlist, shortlist_pairs, write_pair_scores
+from itmbench.scoring.retrieval import score_retrieval
+from itmbench.world.generate import WorldConfig, generate_world
+
+WCFG = WorldConfig(n_train=60, n_val=10, n_test=40)
+MODULES = {"bison": bison, "bivlc": bivlc, "cxc": cxc, "mcic": mcic, "eccv": eccv}
+SCORE = {"ks": [1, 5, 10], "n_boot": 50, "seed": 0, "confidence": 0.95}
+
+_RUN = """
+import json, sys
+from itmbench.cli import main
+for argv in json.loads(sys.argv[1]):
+    assert main(argv) == 0, argv
+print(json.dumps(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch."))))
+"""
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Every world benchmark and retrieval on a small world, written as the workflow writes them, and a cache of
+    random unit embeddings of every item (BiVLC's added items too)."""
+    root = tmp_path_factory.mktemp("score_without_torch")
+    world = generate_world(WCFG)
+    built = {
+        "bison": bison.build(world, bison.BisonConfig(vector_size=16, epochs=3), world_cfg=WCFG),
+        "bivlc": bivlc.build(world, bivlc.BiVLCConfig()),
+        "cxc": cxc.build(world, cxc.CxcConfig(), world_cfg=WCFG),
+        "mcic": mcic.build(
+            world, mcic.MCICConfig(pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+        ),
+        "eccv": eccv.build(world, eccv.EccvConfig(), world_cfg=WCFG),
+    }
+    for name, tables in built.items():
+        MODULES[name].write(tables, root / name)
+    items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+    write_retrieval(items, positives, root / "retrieval")
+    rng = np.random.default_rng(0)
+    image_ids = np.concatenate([world.image_table["image_id"], built["bivlc"]["extra_images"]["image_id"]])
+    caption_ids = np.concatenate([world.caption_table["caption_id"], built["bivlc"]["extra_captions"]["caption_id"]])
+
+    def unit(n: int) -> np.ndarray:
+        x = rng.normal(size=(n, 16)).astype(np.float32)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    emb = {
+        "image_ids": image_ids.astype(np.int64),
+        "image_emb": unit(len(image_ids)),
+        "caption_ids": caption_ids.astype(np.int64),
+        "caption_emb": unit(len(caption_ids)),
+    }
+    write_embeddings(root / "emb.npz", emb)
+    # a cross scorer's scores of a shortlist of the retrieval gallery (the re-ranking path ranks with top_k)
+    pairs = shortlist_pairs(items, Shortlist(EmbeddingCache(root / "emb.npz"), 4))
+    write_pair_scores(root / "pairs.parquet", pairs, rng.normal(size=len(pairs)))
+    return root
+
+
+def test_score_jobs_from_embeddings_import_no_torch(inputs, tmp_path):
+    emb, out = str(inputs / "emb.npz"), tmp_path
+
+    def metrics(name: str) -> list[str]:
+        return ["--metrics", str(out / f"{name}.json"), "--model", "m", "--config", json.dumps(SCORE)]
+
+    runs = [
+        ["score-benchmark", "--name", name, "--bench", str(inputs / name), "--embeddings", emb]
+        + ["--out", str(out / f"{name}.parquet"), *metrics(name)]
+        for name in MODULES
+    ]
+    retrieval = ["score-retrieval", "--bench", str(inputs / "retrieval")]
+    runs.append(
+        [*retrieval, "--embeddings", emb, "--out", str(out / "retrieval.parquet"), "--chunk-size", "7"]
+        + metrics("retrieval")
+    )
+    runs.append(
+        [*retrieval, "--pairs", str(inputs / "pairs.parquet"), "--shortlist", emb, "--shortlist-k", "4"]
+        + ["--out", str(out / "reranked.parquet")]
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, json.dumps(runs)], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []  # not torch, nor any part of it
+
+    # the same tables as scoring in this process (where torch may well be loaded), written the same way
+    cache = EmbeddingCache(inputs / "emb.npz")
+    here = {name: module.score_dual(module.read(inputs / name), cache) for name, module in MODULES.items()}
+    here["retrieval"] = score_retrieval(*read_retrieval(inputs / "retrieval"), cache, chunk_size=7)
+    for name, table in here.items():
+        write_parquet(tmp_path / "here" / f"{name}.parquet", table)
+        got, want = pd.read_parquet(out / f"{name}.parquet"), pd.read_parquet(tmp_path / "here" / f"{name}.parquet")
+        pd.testing.assert_frame_equal(got, want, check_exact=True, obj=name)
+    reranked = pd.read_parquet(out / "reranked.parquet")
+    assert len(reranked) == len(here["retrieval"]) and (reranked["rank"] >= 1).all()
+
+    # the metrics each job wrote beside its scores are those of the standalone metrics commands on those scores
+    for name in MODULES:
+        argv = ["metrics-benchmark", "--name", name, "--scores", str(out / f"{name}.parquet"), "--model", "m"]
+        assert main([*argv, "--config", json.dumps(SCORE), "--out", str(tmp_path / "alone" / f"{name}.json")]) == 0
+        assert read_json(out / f"{name}.json") == read_json(tmp_path / "alone" / f"{name}.json"), name
+    argv = ["metrics-retrieval", "--scores", str(out / "retrieval.parquet"), "--model", "m", "--benchmark", "retrieval"]
+    assert main([*argv, "--config", json.dumps(SCORE), "--out", str(tmp_path / "alone" / "retrieval.json")]) == 0
+    assert read_json(out / "retrieval.json") == read_json(tmp_path / "alone" / "retrieval.json")
+    assert read_json(out / "retrieval.json")["benchmark"] == "retrieval"
+
+
+def test_metrics_without_model_and_config_is_an_error(inputs, tmp_path):
+    argv = ["score-benchmark", "--name", "bison", "--bench", str(inputs / "bison"), "--embeddings"]
+    argv += [str(inputs / "emb.npz"), "--out", str(tmp_path / "s.parquet"), "--metrics", str(tmp_path / "m.json")]
+    assert main(argv) == 2
+    assert not (tmp_path / "s.parquet").exists() and not (tmp_path / "m.json").exists()
