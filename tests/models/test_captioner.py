@@ -34,7 +34,7 @@ class Store:
 @pytest.fixture(scope="module")
 def scorer():
     torch.manual_seed(0)
-    tokenizer = WordTokenizer.fit(TEXTS[:4], context_length=32, vocab_size=256)
+    tokenizer = WordTokenizer.fit(TEXTS[:4], context_length=24, vocab_size=256)
     spec = ModelSpec(name="coca", family="coca", arch="itm-coca-tiny", trainer="coca")
     s = build_captioner(spec, torch.device("cpu"), tokenizer=tokenizer)
     # random init gives near-uniform predictions; sharpen the output layer so scores differ clearly between pairs

@@ -25,7 +25,7 @@ from itmbench.io import atomic_path, write_json
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.registry import ModelSpec, autocast
 from itmbench.train.config import TrainConfig
-from itmbench.train.loop import TrainData, ValidationSet, _config_hash, cosine_lr, epoch_rng, param_groups
+from itmbench.train.loop import TrainData, ValidationSet, _config_hash, adamw, cosine_lr, epoch_rng
 from itmbench.world.generate import read_world
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ def train_coca(
     )
     steps_per_epoch = max(1, len(data) // cfg.batch_size)
     total = steps_per_epoch * cfg.epochs
-    opt = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps)
+    opt = adamw(model, cfg)
     history: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": -np.inf, "state": None, "epoch": None}
     resume_path, key = out_path.parent / ".resume.pt", _config_hash(spec, cfg, items_dir)

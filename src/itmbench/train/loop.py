@@ -65,6 +65,21 @@ def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, 
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
+def adamw(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
+    """AdamW over `param_groups`, fused: one kernel per step instead of a dozen passes over every tensor.
+
+    On the world's models most of the optimiser's time went to the 49408 x 64 token embedding
+    (`benchmarks/train_step.py --optimizer`). Fused AdamW is the same update, rounded differently.
+    """
+    return torch.optim.AdamW(
+        param_groups(model, cfg.weight_decay),
+        lr=cfg.lr,
+        betas=(cfg.beta1, cfg.beta2),
+        eps=cfg.eps,
+        fused=True,
+    )
+
+
 # --- data -----------------------------------------------------------------------------------------
 
 
@@ -338,7 +353,7 @@ def fit(
     out_path = Path(out_path)
     steps_per_epoch = max(1, source.n_samples // cfg.batch_size)
     total = steps_per_epoch * cfg.epochs
-    opt = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps)
+    opt = adamw(model, cfg)
     resume_path = out_path.parent / ".resume.pt"
     state: dict[str, Any] = {"epoch": 0, "history": [], "best_score": -1.0, "best_state": None}
     if resume_path.exists():
