@@ -1,7 +1,7 @@
 """Start-up of the default run's jobs: the seconds a fresh Python spends importing what each kind of job needs.
 
-Every job of the DAG is a new process, and the default run has ~220 of them, most of them small
-(a metrics job over a few thousand rows): their imports are a large share of the run. This
+Every job of the DAG is a new process, and the default run has ~150 of them, most of them small
+(a scoring job over a few thousand rows): their imports are a large share of the run. This
 times, per kind of job, a fresh interpreter importing the modules that job's command imports
 (the command module plus what its `cmd_*` function imports), median of --runs. With --rev REV,
 the same for the code of a git revision (checked out into a temporary worktree, put first on
@@ -23,10 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 # kind of job (rules; jobs in the default DAG) -> the modules its command imports
 KINDS: dict[str, list[str]] = {
-    "metrics_benchmark": ["itmbench.benchmarks.registry", "itmbench.benchmarks.bison", "itmbench.io"],
-    "metrics_retrieval": ["itmbench.metrics.retrieval", "itmbench.io", "pandas"],
-    "score_benchmark": ["itmbench.benchmarks.registry", "itmbench.benchmarks.bison", "torch"],
-    "score_retrieval": ["itmbench.benchmarks.retrieval", "itmbench.scoring.retrieval", "torch"],
+    # scores and their metrics in one job, without torch (tests/test_score_without_torch.py)
+    "score_benchmark": ["itmbench.benchmarks.registry", "itmbench.benchmarks.bison", "itmbench.scoring.embed"],
+    "score_retrieval": ["itmbench.benchmarks.retrieval", "itmbench.scoring.retrieval", "itmbench.metrics.retrieval"],
     "train / embed of open_clip": ["itmbench.models.registry", "open_clip"],
 }
 

@@ -119,8 +119,7 @@ def test_typo_in_params_fails_at_load(tmp_path):
 
 
 SCORING_RULES = {
-    "score_benchmark",
-    "metrics_benchmark",
+    "score_benchmark",  # per-instance scores and their metrics, one job per (model, benchmark)
     "table_benchmark",
     "report_benchmark",
     "claims",
@@ -151,12 +150,15 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
 
 
 @pytest.mark.slow
-def test_a_score_parameter_reruns_only_metrics_tables_and_reports(run_dir):
+def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
+    """The metrics' intervals are a second output of the scoring jobs: no model job, no embedding reruns."""
     jobs = planned_jobs(run_dir, override={"score": {"n_boot": 50}})
     rules = {rule for rule, _ in jobs}
     assert rules == {
-        "metrics_benchmark",
-        "metrics_retrieval",
+        "score_benchmark",
+        "score_benchmark_pairs",
+        "score_retrieval",
+        "score_retrieval_pairs",
         "table_benchmark",
         "table_retrieval",
         "report_benchmark",

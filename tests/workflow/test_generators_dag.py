@@ -45,7 +45,7 @@ NEGATIVE_RULES = {
     "generator_filter_rates",
     "plot_generated_negatives",
 }
-BIVLC_DOWNSTREAM = {"build_benchmark", "audit_benchmark", "embed_added", "score_benchmark", "metrics_benchmark"}
+BIVLC_DOWNSTREAM = {"build_benchmark", "audit_benchmark", "embed_added", "score_benchmark"}
 
 
 def _with(extra: dict) -> dict:

@@ -486,6 +486,21 @@ def get_init_checkpoint(wildcards):
     return f"{RESULTS}/models/{init}/model.pt"
 
 
+def get_train_priority(wildcards):
+    """Trainings before the short jobs, and first among them the models others build on (`clip`: fine-tuned
+    from, features of, shortlist of).
+
+    Longest first: a training started after the short jobs have run leaves the other cores idle for its whole
+    length, and `clip` heads the DAG's longest chain (clip -> its fine-tunes -> their scores). 1 + the number of
+    models that read it (every other job has priority 0).
+    """
+    name = wildcards.trained
+    readers = [m for m, spec in MODEL_SPECS.items() if name in (spec.get("init"), spec.get("upstream"))]
+    if name == config["cross_scorers"].get("shortlist", {}).get("model"):
+        readers.append("shortlist")
+    return 1 + len(readers)
+
+
 def get_init_flag(wildcards, input):
     return f"--init {input.init}" if input.get("init") else ""
 

@@ -123,10 +123,12 @@ rule score_benchmark_pairs:
         pairs=f"{RESULTS}/pairs/{{bench}}/{{cross}}.parquet",
         shortlist=get_shortlist,
     output:
-        f"{RESULTS}/scores/{{bench}}/{{cross}}.parquet",
+        scores=f"{RESULTS}/scores/{{bench}}/{{cross}}.parquet",
+        metrics=f"{RESULTS}/metrics/{{bench}}/{{cross}}.json",
     params:
         bench_dir=dir_of_input("bench"),
         shortlist=get_shortlist_flag,
+        score=get_score_params,
     threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
@@ -137,8 +139,9 @@ rule score_benchmark_pairs:
     conda:
         ENV
     shell:
-        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} "
-        "--pairs {input.pairs} {params.shortlist} --out {output} --threads {threads} > {log} 2>&1"
+        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} --pairs {input.pairs} "
+        "{params.shortlist} --out {output.scores} --metrics {output.metrics} --model {wildcards.cross} "
+        "--config {params.score:q} --threads {threads} > {log} 2>&1"
 
 
 rule score_retrieval_pairs:
@@ -148,10 +151,12 @@ rule score_retrieval_pairs:
         pairs=f"{RESULTS}/pairs/{{benchmark}}/{{cross}}.parquet",
         shortlist=get_shortlist,
     output:
-        f"{RESULTS}/scores/{{benchmark}}/{{cross}}.parquet",
+        scores=f"{RESULTS}/scores/{{benchmark}}/{{cross}}.parquet",
+        metrics=f"{RESULTS}/metrics/{{benchmark}}/{{cross}}.json",
     params:
         bench=dir_of_input("item_table"),
         shortlist=get_shortlist_flag,
+        score=get_score_params,
     threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
@@ -163,7 +168,8 @@ rule score_retrieval_pairs:
         ENV
     shell:
         "itmbench score-retrieval --bench {params.bench} --pairs {input.pairs} {params.shortlist} "
-        "--out {output} --threads {threads} > {log} 2>&1"
+        "--out {output.scores} --metrics {output.metrics} --model {wildcards.cross} --config {params.score:q} "
+        "--threads {threads} > {log} 2>&1"
 
 
 ruleorder: train_ffnn > train

@@ -20,6 +20,7 @@ rule train:
     resources:
         mem_mb=4000,
         gpu=1,
+    priority: get_train_priority
     log:
         "logs/train/{trained}.log",
     benchmark:

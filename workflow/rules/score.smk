@@ -1,5 +1,7 @@
 # Scoring: one embedding per item per model (the world's items, and the items a benchmark adds),
-# then per-(model, benchmark) scores and metrics.
+# then one job per (model, benchmark) writing its per-instance scores and their metrics (the metrics are
+# a second output of the scoring job rather than a job of their own: a job costs a Python start-up and
+# Snakemake's bookkeeping, about as much as the metrics themselves, for 68 such pairs in the default run).
 
 
 rule embed:
@@ -59,9 +61,11 @@ rule score_retrieval:
         positives=f"{DATA}/{{benchmark}}/positives.parquet",
         embeddings=rules.embed.output[0],
     output:
-        f"{RESULTS}/scores/{{benchmark}}/{{model}}.parquet",
+        scores=f"{RESULTS}/scores/{{benchmark}}/{{model}}.parquet",
+        metrics=f"{RESULTS}/metrics/{{benchmark}}/{{model}}.json",
     params:
         bench=dir_of_input("item_table"),
+        score=get_score_params,
     threads: 1  # one thread: jobs run side by side, and ranks never depend on the thread count
     resources:
         mem_mb=4000,
@@ -72,29 +76,8 @@ rule score_retrieval:
     conda:
         ENV
     shell:
-        "itmbench score-retrieval --bench {params.bench} --embeddings {input.embeddings} "
-        "--out {output} --threads {threads} > {log} 2>&1"
-
-
-rule metrics_retrieval:
-    input:
-        rules.score_retrieval.output[0],
-    output:
-        f"{RESULTS}/metrics/{{benchmark}}/{{model}}.json",
-    params:
-        score=get_score_params,
-    threads: 1
-    resources:
-        mem_mb=1000,
-    log:
-        "logs/metrics/{benchmark}/{model}.log",
-    benchmark:
-        "benchmarks/rules/metrics/{benchmark}/{model}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench metrics-retrieval --scores {input} --model {wildcards.model} --benchmark {wildcards.benchmark} "
-        "--config {params.score:q} --out {output} > {log} 2>&1"
+        "itmbench score-retrieval --bench {params.bench} --embeddings {input.embeddings} --out {output.scores} "
+        "--metrics {output.metrics} --model {wildcards.model} --config {params.score:q} --threads {threads} > {log} 2>&1"
 
 
 rule score_benchmark:
@@ -102,9 +85,11 @@ rule score_benchmark:
         bench=f"{DATA}/{{bench}}/items.parquet",
         embeddings=get_bench_embeddings,
     output:
-        f"{RESULTS}/scores/{{bench}}/{{model}}.parquet",
+        scores=f"{RESULTS}/scores/{{bench}}/{{model}}.parquet",
+        metrics=f"{RESULTS}/metrics/{{bench}}/{{model}}.json",
     params:
         bench_dir=dir_of_input("bench"),
+        score=get_score_params,
     threads: 1  # as score_retrieval
     resources:
         mem_mb=4000,
@@ -115,26 +100,6 @@ rule score_benchmark:
     conda:
         ENV
     shell:
-        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} "
-        "--embeddings {input.embeddings} --out {output} --threads {threads} > {log} 2>&1"
-
-
-rule metrics_benchmark:
-    input:
-        rules.score_benchmark.output[0],
-    output:
-        f"{RESULTS}/metrics/{{bench}}/{{model}}.json",
-    params:
-        score=get_score_params,
-    threads: 1
-    resources:
-        mem_mb=2000,
-    log:
-        "logs/metrics/{bench}/{model}.log",
-    benchmark:
-        "benchmarks/rules/metrics/{bench}/{model}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench metrics-benchmark --name {wildcards.bench} --scores {input} --model {wildcards.model} "
-        "--config {params.score:q} --out {output} > {log} 2>&1"
+        "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} --embeddings {input.embeddings} "
+        "--out {output.scores} --metrics {output.metrics} --model {wildcards.model} --config {params.score:q} "
+        "--threads {threads} > {log} 2>&1"
