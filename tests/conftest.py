@@ -73,6 +73,19 @@ def kill_on_call(monkeypatch):
     return arm
 
 
+@pytest.fixture(autouse=True)
+def _torch_threads_restored():
+    """Whatever a test does to torch's thread count (set_num_threads, an in-process `main([... --threads N])`),
+    the next test starts with the count it had: a sample is bit-exact only per thread count, and a leaked
+    count once hid a test's dependence on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def one_torch_thread():
     """One torch thread for a module's tests, restored afterwards: the tests' budget is one core, and a sample

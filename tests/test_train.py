@@ -24,9 +24,8 @@ def items_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def trained(items_dir, tmp_path_factory):
+def trained(items_dir, tmp_path_factory, one_torch_thread):
     out = tmp_path_factory.mktemp("model")
-    torch.set_num_threads(1)
     summary = train_contrastive(SPEC, CFG, items_dir, out / "model.pt", out / "history.json", torch.device("cpu"))
     return out, summary
 

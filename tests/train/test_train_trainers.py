@@ -31,9 +31,8 @@ def items_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def runs(items_dir, tmp_path_factory):
+def runs(items_dir, tmp_path_factory, one_torch_thread):
     """Each new trainer, trained once for 2 epochs (VSE++ 3; shared by the tests below)."""
-    torch.set_num_threads(1)
     out = {}
     for name in NEW:
         d = tmp_path_factory.mktemp(name)
