@@ -80,6 +80,32 @@ def test_bivlc_hard_negative_images_raise_t2i() -> None:
     assert v.holds is None and "absent" in v.reason
 
 
+def test_the_bivlc_claims_need_a_difference_beyond_chance_where_there_are_intervals() -> None:
+    """'significantly lower', 'greatly benefits': a gain inside the noise does not make the claim hold."""
+    kinds = {"a": "contrastive"}
+    overlap = {"metrics": {"i2t": m(32.5, 29.9, 35.2), "t2i": m(32.3, 29.7, 35.1)}}
+    v = verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": overlap}, kinds))
+    assert v.holds is False and v.evidence["a"]["test"] == "intervals do not overlap"
+    apart = {"metrics": {"i2t": m(40, 37, 43), "t2i": m(30, 27, 33)}}
+    assert verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": apart}, kinds)).holds is True
+    # the paired interval decides over the two marginal ones: overlapping intervals, a paired gap above 0
+    overlap["metrics"]["i2t_minus_t2i"] = m(0.2, 0.05, 0.4)
+    v = verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": overlap}, kinds))
+    assert v.holds is True and v.evidence["a"]["test"] == "paired interval of the difference above 0"
+    apart["metrics"]["i2t_minus_t2i"] = m(10, -0.5, 20)
+    assert verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": apart}, kinds)).holds is False
+    # the world's default run: TROHN-Img's T2I 0.25 above the control's, inside both intervals
+    docs = {"coco": {"metrics": {"t2i": m(31.67, 29.08, 34.38)}}, "trohn": {"metrics": {"t2i": m(31.92, 29.33, 34.64)}}}
+    res = results("bivlc", docs, bivlc_coco="coco", bivlc_trohn_img="trohn")
+    v = verdict("bivlc", "hard_negative_images_raise_t2i", res)
+    assert v.holds is False and v.evidence["gain"] == pytest.approx(0.25)
+    assert v.evidence["test"] == "intervals do not overlap"
+    v = verdict("bivlc", "hard_negative_images_raise_t2i", res, ClaimConfig(significant_differences=False))
+    assert v.holds is True and v.evidence["test"] == "point estimates"
+    docs["trohn"]["metrics"]["t2i"] = m(38.0, 35.1, 40.9)
+    assert verdict("bivlc", "hard_negative_images_raise_t2i", res).holds is True
+
+
 # --- ECCV -------------------------------------------------------------------------------------------
 
 
@@ -191,7 +217,7 @@ def _write_world_json(root: Path, benchmark: str, model: str, doc: dict[str, Any
 
 
 def test_world_results_are_read_from_the_metrics_folder(tmp_path: Path) -> None:
-    _write_world_json(tmp_path, "bivlc", "clip", {"metrics": {"i2t": m(30, 27, 32), "t2i": m(28, 26, 31)}})
+    _write_world_json(tmp_path, "bivlc", "clip", {"metrics": {"i2t": m(35, 32, 38), "t2i": m(28, 26, 31)}})
     _write_world_json(tmp_path, "bivlc", "random", {"metrics": {"i2t": m(25, 22, 28), "t2i": m(26, 23, 29)}})
     _write_world_json(tmp_path, "bison", "clip", {"metrics": {"bison": m(90.9, 88.5, 92.9, n=650)}})
     world = load_world_results(tmp_path)
