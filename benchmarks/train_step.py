@@ -18,7 +18,7 @@ import torch
 
 from itmbench.models.registry import ModelSpec, build_encoder
 from itmbench.train.config import TrainConfig
-from itmbench.train.loop import adamw, param_groups
+from itmbench.train.loop import adamw
 
 
 def pairs_per_s(arch: str, threads: int, batch: int, steps: int, runs: int, fused: bool) -> float:
@@ -27,7 +27,7 @@ def pairs_per_s(arch: str, threads: int, batch: int, steps: int, runs: int, fuse
     encoder = build_encoder(ModelSpec.from_dict("bench", {"family": "open_clip", "arch": arch}), torch.device("cpu"))
     model = encoder.model
     size = encoder.image_size
-    opt = adamw(model, TrainConfig()) if fused else torch.optim.AdamW(param_groups(model, 0.1), lr=1e-3)
+    opt = adamw(model, TrainConfig(), fused=fused)
     images = torch.randn(batch, 3, size, size)
     tokens = encoder.text_tensor([f"a red circle left of {k} blue squares" for k in range(batch)]).cpu()
     labels = torch.arange(batch)

@@ -95,9 +95,7 @@ from itmbench.world.scene import Scene, WorldObject, scene_arrays
 from itmbench.world.truth import caption_fits, truth_matrix
 
 if TYPE_CHECKING:
-    import torch
-
-    Matrix = np.ndarray | torch.Tensor
+    from itmbench.scoring.retrieval import Matrix
 
 SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
 TASK_CODES = {"sts": 0, "sis": 1, "sits": 2}
