@@ -10,14 +10,14 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, planned_jobs, snakemake
+from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     d = copy_workflow(tmp_path_factory.mktemp("e2e"))
     res = snakemake(d)
-    assert res.returncode == 0, res.stderr[-4000:]
+    assert res.returncode == 0, failure(d, res)
     return d
 
 
@@ -91,7 +91,7 @@ def test_trained_model_beats_random_by_a_clear_margin(run_dir):
 def test_same_params_give_byte_identical_tables(run_dir, tmp_path):
     again = copy_workflow(tmp_path)
     res = snakemake(again, "results/world/tables/retrieval/retrieval.csv")
-    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.returncode == 0, failure(again, res)
     for ext in ("csv", "md", "tex"):
         rel = f"results/world/tables/retrieval/retrieval.{ext}"
         assert (again / rel).read_bytes() == (run_dir / rel).read_bytes(), rel
@@ -224,7 +224,8 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
     full = yaml.safe_load((lab_a / "params.yaml").read_text())
     full["score"]["confidence"] = 0.9
     (lab_a / "params.yaml").write_text(yaml.safe_dump(full, sort_keys=False))
-    assert snakemake(lab_a).returncode == 0
+    res = snakemake(lab_a)
+    assert res.returncode == 0, failure(lab_a, res)
     _run(lab_a, sys.executable, "-m", "itmbench.cli", "share")
     _git(lab_a, "add", "-A")
     _git(lab_a, "commit", "-qm", "90% intervals")

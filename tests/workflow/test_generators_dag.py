@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from workflow_helpers import REPO, copy_workflow, planned_jobs, snakemake
+from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
 
 from itmbench.benchmarks import bivlc
 from itmbench.cli import main
@@ -60,7 +60,7 @@ def _with(extra: dict) -> dict:
 def run_dir(tmp_path_factory):
     d = copy_workflow(tmp_path_factory.mktemp("generators"))
     res = snakemake(d, "--cores", "1", *TARGETS, override=DIFFUSION)
-    assert res.returncode == 0, res.stderr[-4000:]
+    assert res.returncode == 0, failure(d, res)
     return d
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from workflow_helpers import copy_workflow, snakemake
+from workflow_helpers import copy_workflow, failure, snakemake
 
 
 @pytest.mark.slow
@@ -12,7 +12,7 @@ def test_released_statistics_regenerate_from_an_http_mirror(tmp_path, http_mirro
     d = copy_workflow(tmp_path)
     target = "results/released/tables/statistics/mcic.csv"
     res = snakemake(d, target, "--config", f"mirror={http_mirror}")
-    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.returncode == 0, failure(d, res)
     stats = pd.read_csv(d / target)
     instances = stats[stats["column"].str.contains("instances", case=False) | stats["row"].isin(["dev", "test"])]
     assert not instances.empty

@@ -52,3 +52,14 @@ def planned_jobs(workdir: Path, *args: str, override: dict | None = None) -> lis
         elif line.strip().startswith("wildcards:") and jobs:
             jobs[-1] = (jobs[-1][0], line.strip()[len("wildcards:") :].strip())
     return jobs
+
+
+def failure(workdir: Path, res: subprocess.CompletedProcess, tail: int = 3000) -> str:
+    """What a failed Snakemake run said, and the end of each failed job's own log (the error is there)."""
+    out = res.stdout + res.stderr
+    parts = [out[-tail:]]
+    for log in dict.fromkeys(re.findall(r"^\s*log: (\S+) \(check log file", out, flags=re.M)):
+        path = workdir / log
+        text = path.read_text(errors="replace")[-tail:] if path.is_file() else "(not written)"
+        parts.append(f"--- {log} ---\n{text}")
+    return "\n".join(parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import tempfile
@@ -11,17 +12,46 @@ from typing import Any
 from itmbench.io import write_text
 
 
+def private_socket_kernel_manager(sockets: Path) -> type:
+    """A kernel manager class whose kernels talk over Unix sockets in `sockets` (a folder of their own).
+
+    Jupyter's default TCP transport picks free ports by binding and releasing them before the kernel
+    binds them, so kernels started at the same moment (Snakemake running report jobs in parallel) can
+    draw the same port and one dies with ``ZMQError: Address already in use`` (snakemake#3689,
+    papermill#511). IPC transport with a socket path no other kernel uses has no such race. Unix
+    socket paths are limited to about 100 bytes, so `sockets` should be a short path (a fresh folder
+    in the system temp dir)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class PrivateSocketKernelManager(AsyncKernelManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("connection_file", str(sockets / "kernel.json"))
+            super().__init__(*args, **kwargs)
+
+    return PrivateSocketKernelManager
+
+
 def run_notebook(
     notebook: str | Path, out_html: str | Path, parameters: dict[str, Any], kernel: str = "python3"
 ) -> None:
-    """Execute a notebook with papermill (parameters injected) and write it as HTML atomically."""
+    """Execute a notebook with papermill (parameters injected) and write it as HTML atomically.
+
+    The kernel talks over Unix sockets of its own (`private_socket_kernel_manager`) where the OS has
+    them, so reports rendered in parallel cannot collide on a TCP port. The same notebook, parameters
+    and inputs give the same HTML."""
     import nbformat
     import papermill as pm
     from nbconvert import HTMLExporter
 
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out_html.parent, prefix=".nb.") as tmp:
+    engine: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        if os.name == "posix":
+            sockets = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="itmnb")))
+            engine["kernel_manager_class"] = private_socket_kernel_manager(sockets)
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(dir=out_html.parent, prefix=".nb."))
         executed = Path(tmp) / "executed.ipynb"
         pm.execute_notebook(
             str(notebook),
@@ -30,8 +60,12 @@ def run_notebook(
             kernel_name=kernel,
             cwd=os.getcwd(),
             progress_bar=False,
+            **engine,
         )
         nb = nbformat.read(executed, as_version=4)
+        for cell in nb.cells:  # papermill gives the cell it injects a random id; the HTML carries it
+            if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+                cell["id"] = "injected-parameters"
         body, _ = HTMLExporter().from_notebook_node(nb)
     write_text(out_html, body)
 
