@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temp path beside `path`; rename it onto `path` only if the block succeeds."""
@@ -21,6 +27,8 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.is_file():  # mkstemp makes it 0600; the output gets the mode any new file would (umask)
+            os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():

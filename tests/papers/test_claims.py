@@ -104,6 +104,13 @@ def test_the_bivlc_claims_need_a_difference_beyond_chance_where_there_are_interv
     assert v.holds is True and v.evidence["test"] == "point estimates"
     docs["trohn"]["metrics"]["t2i"] = m(38.0, 35.1, 40.9)
     assert verdict("bivlc", "hard_negative_images_raise_t2i", res).holds is True
+    # the test names the level the metrics' intervals were computed at (params.yaml score.confidence)
+    for doc in docs.values():
+        doc["confidence"] = 0.9
+    assert verdict("bivlc", "hard_negative_images_raise_t2i", res).evidence["test"] == "intervals (90%) do not overlap"
+    overlap["confidence"] = 0.95
+    v = verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": overlap}, kinds))
+    assert v.evidence["a"]["test"] == "paired interval (95%) of the difference above 0"
 
 
 # --- ECCV -------------------------------------------------------------------------------------------

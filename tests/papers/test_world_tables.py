@@ -26,7 +26,7 @@ from itmbench.papers.world import (
     world_long,
     write_world_paper_tables,
 )
-from itmbench.papers.world_figures import WORLD_FIGURES, write_world_paper_figures
+from itmbench.papers.world_figures import WORLD_FIGURES, world_figure, write_world_paper_figures
 
 MODELS = ("clip", "random", "vse")
 
@@ -335,6 +335,18 @@ def test_figures_are_byte_identical_from_the_same_metrics(tmp_path: Path, paper:
         assert a.read_bytes() == b.read_bytes(), a.name
     pdf = first[1].read_bytes()
     assert b"CreationDate" not in pdf
+
+
+@pytest.mark.parametrize("paper", sorted(WORLD_FIGURES))
+def test_figure_titles_state_the_level_the_metrics_were_computed_at(paper: str) -> None:
+    metrics = _metrics()
+    for docs in metrics.values():
+        for doc in docs.values():
+            doc["confidence"] = 0.9
+    fig = world_figure(paper, WORLD_FIGURES[paper][0], metrics, {}, {"random": "chance"})
+    titles = [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text() if fig._suptitle else ""]
+    assert any("90% intervals" in t for t in titles), titles
+    assert not any("95%" in t for t in titles), titles
 
 
 def test_figure_dpi_sets_the_png_size(tmp_path: Path) -> None:

@@ -987,5 +987,6 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "chance": CHANCE_PERCENT,
         "n_sugarcrepe": len(_sugarcrepe_rows(scores)),
         "n_bivlc": len(b),
+        "confidence": confidence,
         "interval": f"Wilson {confidence:.0%}; i2t_minus_t2i: paired percentile bootstrap ({n_boot}, seed {seed})",
     }

@@ -26,7 +26,8 @@ Decisions where the papers leave the test open (each a `ClaimConfig` field with 
 - a comparison "A below B" holds on the point estimates; the evidence carries the intervals. The
   two BiVLC claims say more than "below": "significantly lower" and "greatly benefits". With
   `significant_differences` = True they hold only where the difference is beyond chance at the
-  95% level: by the paired interval of the difference when the JSON has one (the world's paired
+  level the metrics' intervals were computed at (params.yaml `score.confidence`, 95% by default;
+  the evidence names it): by the paired interval of the difference when the JSON has one (the world's paired
   bootstrap of I2T - T2I over the same instances: its lower bound above 0), else by the two
   intervals not overlapping (a conservative test: two models' T2I are scored on the same
   instances, but no paired interval across models is computed yet), else (printed values carry
@@ -87,6 +88,13 @@ class Results:
         entry = section.get(name)
         return entry if isinstance(entry, Mapping) and "value" in entry else None
 
+    def confidence(self, benchmark: str) -> float | None:
+        """The level of the intervals in a benchmark's metrics JSONs (None when they do not say)."""
+        for doc in self.metrics.get(benchmark, {}).values():
+            if "confidence" in doc:
+                return float(doc["confidence"])
+        return None
+
     def value(self, benchmark: str, model: str, name: str) -> float | None:
         """A metric's value, or None when absent."""
         entry = self.metric(benchmark, model, name)
@@ -136,16 +144,22 @@ def _has_interval(entry: Mapping[str, Any] | None) -> bool:
 
 
 def _above(
-    a: Mapping[str, Any], b: Mapping[str, Any], paired: Mapping[str, Any] | None, config: ClaimConfig
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    paired: Mapping[str, Any] | None,
+    config: ClaimConfig,
+    level: float | None = None,
 ) -> tuple[bool, str]:
     """Whether a > b, and the test that decided it: with `config.significant_differences`, the lower bound
     of the paired interval of a - b above 0, else a's interval entirely above b's; the point estimates
-    when there are no intervals (or significance is not asked for)."""
+    when there are no intervals (or significance is not asked for). `level`: the intervals' confidence,
+    named in the test when known."""
     if config.significant_differences:
+        at = "" if level is None else f" ({100 * level:g}%)"
         if _has_interval(paired):
-            return float(paired["lo"]) > 0, "paired interval of the difference above 0"
+            return float(paired["lo"]) > 0, f"paired interval{at} of the difference above 0"
         if _has_interval(a) and _has_interval(b):
-            return float(a["lo"]) > float(b["hi"]), "intervals do not overlap"
+            return float(a["lo"]) > float(b["hi"]), f"intervals{at} do not overlap"
     return float(a["value"]) > float(b["value"]), "point estimates"
 
 
@@ -177,7 +191,7 @@ def bivlc_t2i_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
         paired = results.metric("bivlc", model, "i2t_minus_t2i")
         if paired is not None:
             evidence[model]["I2T-T2I paired"] = _entry_evidence(paired)
-        below, test = _above(i2t, t2i, paired, config)
+        below, test = _above(i2t, t2i, paired, config, results.confidence("bivlc"))
         evidence[model]["below"] = below
         evidence[model]["test"] = test
         holds.append(below)
@@ -208,7 +222,7 @@ def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) 
         bk, tk = results.metric("bivlc", base, "t2i", kind), results.metric("bivlc", treated, "t2i", kind)
         if bk is not None and tk is not None:
             evidence[f"gain {kind}"] = round(tk["value"] - bk["value"], 4)
-    raised, evidence["test"] = _above(t, b, None, config)
+    raised, evidence["test"] = _above(t, b, None, config, results.confidence("bivlc"))
     return Verdict(raised, evidence)
 
 

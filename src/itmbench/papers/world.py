@@ -397,7 +397,7 @@ def world_long(
     """One paper's world cells (table, block, row, column, value, lo, hi, model), rows named by the mapping."""
     rows = check_rows(paper, rows or {})
     kinds, options = dict(kinds or {}), dict(options or {})
-    confidence = _confidence(metrics, paper)
+    confidence = interval_confidence(metrics, paper)
     if paper == "bison":
         return bison_world_long(metrics, rows, options.get("bison_table1_model"), confidence)
     if paper == "mcic":
@@ -409,7 +409,7 @@ def world_long(
     return cxc_world_long(metrics, rows)
 
 
-def _confidence(metrics: WorldMetrics, paper: str) -> float:
+def interval_confidence(metrics: WorldMetrics, paper: str) -> float:
     """The interval confidence the metrics were computed with (0.95 when they do not say)."""
     for bench in PAPER_BENCHMARKS[paper]:
         for doc in metrics.get(bench, {}).values():
@@ -432,7 +432,7 @@ def world_comparison(
 
 def table_caption(paper: str, table: str, metrics: WorldMetrics, kinds: Mapping[str, str] | None = None) -> str:
     """The caption of one world table: the world disclaimer, the interval, and what the cells are."""
-    confidence = round(100 * _confidence(metrics, paper))
+    confidence = round(100 * interval_confidence(metrics, paper))
     notes: dict[tuple[str, str], str] = {
         ("bison", "Table 1"): "Human = the world's truth: of one world model's text-to-image R@1 errors under the "
         "original (COCO-style) positives, those whose top image fits the caption; derived from R@1 under the "

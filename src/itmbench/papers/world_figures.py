@@ -33,6 +33,7 @@ from itmbench.papers.world import (
     WorldMetrics,
     check_rows,
     eccv_table5_models,
+    interval_confidence,
     read_world_metrics,
 )
 
@@ -49,6 +50,11 @@ COLOURS: tuple[str, ...] = ("#4C72B0", "#DD8452", "#55A868", "#C44E52")
 def model_label(model: str, rows: Mapping[str, str]) -> str:
     """A model's axis label: its world name, and the printed row it fills beneath it."""
     return f"{model}\n({rows[model]})" if model in rows and rows[model] != model else model
+
+
+def _intervals(metrics: WorldMetrics, paper: str) -> str:
+    """The whiskers' level as the metrics computed it (params.yaml score.confidence): "95% intervals"."""
+    return f"{100 * interval_confidence(metrics, paper):g}% intervals"
 
 
 def _series(docs: Mapping[str, Mapping[str, Any]], models: Sequence[str], name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +101,7 @@ def bison_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
     ax.axhline(chance, color="black", linestyle="--", linewidth=0.8, label=f"chance ({chance:g}%)")
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("BISON in the world: accuracy per model (95% intervals)")
+    ax.set_title(f"BISON in the world: accuracy per model ({_intervals(metrics, 'bison')})")
     ax.legend(loc="lower right", fontsize=7)
     fig.tight_layout()
     return fig
@@ -119,7 +125,7 @@ def mcic_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
                    label=f"always option {position} (most frequent on dev), test: {value:.1f}%")  # fmt: skip
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("MCIC in the world: accuracy per model (95% intervals)")
+    ax.set_title(f"MCIC in the world: accuracy per model ({_intervals(metrics, 'mcic')})")
     ax.legend(loc="upper left", fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
@@ -145,7 +151,7 @@ def eccv_figure(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[s
         ax.annotate(m, (r1[i], map_r[i]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.set_xlabel("COCO-style R@1 (original positives, %)")
     ax.set_ylabel("ECCV mAP@R (%)")
-    ax.set_title("per model (95% intervals)", fontsize=9)
+    ax.set_title(f"per model ({_intervals(metrics, 'eccv')})", fontsize=9)
     ax = axes[0, 1]
     rank_r1 = _ranks(r1)
     rank_map = _ranks(map_r)
@@ -190,7 +196,7 @@ def bivlc_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
             ax.axhline(float(chance[name]), color="black", linestyle=style, linewidth=0.8, label=label)
     ax.set_ylim(0, 100)
     ax.set_ylabel("score (%)")
-    ax.set_title("BiVLC in the world: I2T, T2I and Group per model (95% intervals)")
+    ax.set_title(f"BiVLC in the world: I2T, T2I and Group per model ({_intervals(metrics, 'bivlc')})")
     ax.legend(loc="upper left", fontsize=7, ncol=3)
     fig.tight_layout()
     return fig
@@ -209,8 +215,8 @@ def cxc_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
         ax.set_ylabel("recall (%)")
         ax.set_title(title, fontsize=9)
     axes[0, 0].legend(loc="upper left", fontsize=7, ncol=3)
-    fig.suptitle("Crisscrossed Captions in the world: R@K per model and direction, CxC positives (95% intervals)",
-                 fontsize=10)  # fmt: skip
+    fig.suptitle(f"Crisscrossed Captions in the world: R@K per model and direction, CxC positives "
+                 f"({_intervals(metrics, 'cxc')})", fontsize=10)  # fmt: skip
     fig.tight_layout()
     return fig
 

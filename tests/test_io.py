@@ -1,0 +1,39 @@
+"""Atomic writes: all or nothing, and the file mode any new file would get."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from itmbench.io import atomic_path, write_text
+
+
+@pytest.fixture
+def umask():
+    old = os.umask(0o022)
+    yield lambda mask: os.umask(mask)
+    os.umask(old)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_outputs_get_the_mode_the_umask_gives_a_new_file(tmp_path: Path, umask, mask: int, mode: int) -> None:
+    umask(mask)
+    write_text(tmp_path / "a.json", "{}\n")
+    assert stat.S_IMODE((tmp_path / "a.json").stat().st_mode) == mode  # not mkstemp's 0600
+    with atomic_path(tmp_path / "b.parquet") as tmp:  # a writer that truncates the temp file keeps its mode
+        with open(tmp, "wb") as f:
+            f.write(b"x")
+    assert stat.S_IMODE((tmp_path / "b.parquet").stat().st_mode) == mode
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    write_text(out, "old\n")
+    with pytest.raises(RuntimeError), atomic_path(out) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("writer died")
+    assert out.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
