@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from workflow_helpers import copy_workflow, snakemake
+from workflow_helpers import copy_workflow, planned
 
 
 def planned_priorities(workdir: Path) -> dict[tuple[str, str], int]:
     """(rule, wildcards) -> priority of every job a dry run plans that prints one."""
-    res = snakemake(workdir, "-n")
-    assert res.returncode == 0, res.stderr[-3000:]
-    out: dict[tuple[str, str], int] = {}
-    rule, wildcards = "", ""
-    for line in (res.stdout + res.stderr).splitlines():
-        line = line.strip()
-        if m := re.match(r"^(?:local)?rule (\w+):$", line):
-            rule, wildcards = m.group(1), ""
-        elif line.startswith("wildcards:"):
-            wildcards = line[len("wildcards:") :].strip()
-        elif m := re.match(r"^priority: (\d+)$", line):
-            out[(rule, wildcards)] = int(m.group(1))
-    return out
+    return {(j["rule"], j["wildcards"]): j["priority"] for j in planned(workdir) if j["priority"] is not None}
 
 
 def test_trainings_come_before_short_jobs_and_clip_first(tmp_path: Path) -> None:

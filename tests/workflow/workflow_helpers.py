@@ -40,18 +40,25 @@ def snakemake(workdir: Path, *args: str, override: dict | None = None) -> subpro
     return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=1200)
 
 
-def planned_jobs(workdir: Path, *args: str, override: dict | None = None) -> list[tuple[str, str]]:
-    """The (rule, wildcards) of every job a dry run plans."""
+def planned(workdir: Path, *args: str, override: dict | None = None) -> list[dict]:
+    """Every job a dry run plans: its rule, wildcards and priority (None where Snakemake prints none)."""
     res = snakemake(workdir, "-n", *args, override=override)
     assert res.returncode == 0, res.stderr[-3000:]
-    jobs: list[tuple[str, str]] = []
+    jobs: list[dict] = []
     for line in (res.stdout + res.stderr).splitlines():
-        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
-        if m:
-            jobs.append((m.group(1), ""))
-        elif line.strip().startswith("wildcards:") and jobs:
-            jobs[-1] = (jobs[-1][0], line.strip()[len("wildcards:") :].strip())
+        line = line.strip()
+        if m := re.match(r"^(?:local)?rule (\w+):$", line):
+            jobs.append({"rule": m.group(1), "wildcards": "", "priority": None})
+        elif jobs and line.startswith("wildcards:"):
+            jobs[-1]["wildcards"] = line[len("wildcards:") :].strip()
+        elif jobs and (m := re.match(r"^priority: (\d+)$", line)):
+            jobs[-1]["priority"] = int(m.group(1))
     return jobs
+
+
+def planned_jobs(workdir: Path, *args: str, override: dict | None = None) -> list[tuple[str, str]]:
+    """The (rule, wildcards) of every job a dry run plans."""
+    return [(job["rule"], job["wildcards"]) for job in planned(workdir, *args, override=override)]
 
 
 def failure(workdir: Path, res: subprocess.CompletedProcess, tail: int = 3000) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +21,15 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     # clamp to [0, 1] and around p: floating error must not put p outside its own interval
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
+
+
+def recorded_confidence(docs: Iterable[Mapping[str, Any]]) -> float | None:
+    """The interval level a set of metrics JSONs were computed at: the first "confidence" any of them
+    records (params.yaml score.confidence), or None when none says."""
+    for doc in docs:
+        if "confidence" in doc:
+            return float(doc["confidence"])
+    return None
 
 
 def binomial_standard_error(p: float, n: int) -> float:

@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chisquare, kendalltau
 
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.intervals import recorded_confidence, wilson_interval
 
 KINDS: tuple[str, ...] = ("contrastive", "chance", "human", "generative", "other")
 
@@ -90,10 +90,7 @@ class Results:
 
     def confidence(self, benchmark: str) -> float | None:
         """The level of the intervals in a benchmark's metrics JSONs (None when they do not say)."""
-        for doc in self.metrics.get(benchmark, {}).values():
-            if "confidence" in doc:
-                return float(doc["confidence"])
-        return None
+        return recorded_confidence(self.metrics.get(benchmark, {}).values())
 
     def value(self, benchmark: str, model: str, name: str) -> float | None:
         """A metric's value, or None when absent."""

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import read_json
-from itmbench.metrics.intervals import binomial_standard_error, wilson_interval
+from itmbench.metrics.intervals import binomial_standard_error, recorded_confidence, wilson_interval
 from itmbench.papers.published import PAPERS, load_published
 from itmbench.papers.tables import compare, write_comparison
 
@@ -412,9 +412,9 @@ def world_long(
 def interval_confidence(metrics: WorldMetrics, paper: str) -> float:
     """The interval confidence the metrics were computed with (0.95 when they do not say)."""
     for bench in PAPER_BENCHMARKS[paper]:
-        for doc in metrics.get(bench, {}).values():
-            if "confidence" in doc:
-                return float(doc["confidence"])
+        level = recorded_confidence(metrics.get(bench, {}).values())
+        if level is not None:
+            return level
     return 0.95
 
 
