@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.benchmarks.retrieval import read_retrieval
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.option_scorer import OptionNet, OptionScorer
 from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.scoring.embed import ItemStore, embed_items
 
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 import torch
 
-from itmbench.benchmarks import bivlc
 from itmbench.cli import main
 from itmbench.models.registry import ModelSpec, build_encoder, register_local_configs
+from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.scoring.embed import (
     EmbeddingCache,
     ItemStore,

@@ -6,8 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.benchmarks import bison, bivlc, cxc, eccv, mcic
-from itmbench.benchmarks.retrieval import build_world_retrieval
+from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.retrieval.benchmark import build_world_retrieval
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.scoring.retrieval import score_retrieval

@@ -135,7 +135,7 @@ def test_numpy_and_torch_top_k_agree_with_ties_and_duplicates(chunk, device):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("chunk", [1, 7, 16])
 def test_numpy_and_torch_ranks_excluding_the_query_agree(chunk, device):
-    from itmbench.benchmarks import cxc
+    from itmbench.papers.cxc import benchmark as cxc
 
     _, g, _ = tied_data(5)
     rng = np.random.default_rng(6)

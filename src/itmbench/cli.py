@@ -58,7 +58,7 @@ def cmd_world(args: argparse.Namespace) -> None:
 
 def cmd_build_retrieval(args: argparse.Namespace) -> None:
     """Build the world's retrieval benchmark (original and complete-truth positives)."""
-    from itmbench.benchmarks.retrieval import build_world_retrieval, write_retrieval
+    from itmbench.papers.retrieval.benchmark import build_world_retrieval, write_retrieval
     from itmbench.world.generate import WorldConfig, read_world
 
     cfg = WorldConfig.from_dict(args.world)
@@ -80,7 +80,7 @@ def _dep_dirs(pairs: list[str]) -> dict[str, str]:
 
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
     """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
-    from itmbench.benchmarks.registry import benchmark
+    from itmbench.papers.registry import benchmark
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
@@ -92,7 +92,7 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
 
 def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     """The audit table of one world benchmark against the complete truth."""
-    from itmbench.benchmarks.registry import benchmark
+    from itmbench.papers.registry import benchmark
     from itmbench.report.tables import write_table
     from itmbench.world.generate import WorldConfig, read_world
 
@@ -107,8 +107,8 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     """Per-instance scores of one model on one benchmark, from the embedding cache."""
     _limit_threads(args.threads)  # first: before numpy loads its BLAS
     _check_metrics_args(args)
-    from itmbench.benchmarks.registry import benchmark
     from itmbench.io import write_parquet
+    from itmbench.papers.registry import benchmark
     from itmbench.scoring.embed import EmbeddingCache
 
     entry = benchmark(args.name)
@@ -132,8 +132,8 @@ def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dic
     """A benchmark's metrics with intervals from a per-instance scores file (read back as written)."""
     import pandas as pd
 
-    from itmbench.benchmarks.registry import benchmark
     from itmbench.io import write_json
+    from itmbench.papers.registry import benchmark
 
     summary = benchmark(name).module.summarize(
         pd.read_parquet(scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
@@ -220,8 +220,8 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
     """Per-query first-positive ranks of one model on one retrieval benchmark."""
     _limit_threads(args.threads)  # first: before numpy loads its BLAS
     _check_metrics_args(args)
-    from itmbench.benchmarks.retrieval import read_retrieval
     from itmbench.io import write_parquet
+    from itmbench.papers.retrieval.benchmark import read_retrieval
     from itmbench.scoring.embed import EmbeddingCache
     from itmbench.scoring.retrieval import score_retrieval
 
@@ -380,7 +380,7 @@ def cmd_index(args: argparse.Namespace) -> None:
 
 def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
     """Build one benchmark of the coco source from its released files and the COCO items."""
-    from itmbench.benchmarks.coco import build_coco_benchmark
+    from itmbench.sources.coco_benchmarks import build_coco_benchmark
 
     released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
     log.info("coco %s: %s; %s", args.name, {k: len(v) for k, v in released.tables.items()}, released.log)
@@ -410,7 +410,7 @@ def cmd_train_recognizer(args: argparse.Namespace) -> None:
 
 def _bivlc_config(section: dict, world: dict):
     """BiVLC's typed config with the world's truth settings (as the benchmark registry makes it)."""
-    from itmbench.benchmarks.registry import benchmark
+    from itmbench.papers.registry import benchmark
     from itmbench.world.generate import WorldConfig
 
     return benchmark("bivlc").config(section, WorldConfig.from_dict(world))
@@ -443,10 +443,10 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
     """BiVLC's two filters on both generators over one sample: the filter-rate table and the sampled candidates."""
     import numpy as np
 
-    from itmbench.benchmarks.bivlc import sugarcrepe_instances
     from itmbench.io import atomic_path, write_parquet
     from itmbench.negatives.filter_rates import FilterRateConfig, filter_rate_table, run_filters, sample_instances
     from itmbench.negatives.images import make_generator
+    from itmbench.papers.bivlc.benchmark import sugarcrepe_instances
     from itmbench.report.tables import write_table
     from itmbench.world.generate import read_world
 
@@ -559,17 +559,17 @@ def _shortlist(args: argparse.Namespace):
 def _pairs_needed(name: str, bench: str, shortlist=None):
     """The (caption_id, image_id) pairs benchmark `name` (in folder `bench`) needs scored: on a gallery
     benchmark every pair, or each query's shortlist when one is given."""
-    from itmbench.benchmarks.registry import GALLERY_BENCHMARKS
+    from itmbench.papers.registry import GALLERY_BENCHMARKS
 
     if shortlist is not None and name not in GALLERY_BENCHMARKS:
         raise ValueError(f"--shortlist: {name} is no gallery benchmark ({sorted(GALLERY_BENCHMARKS)} are)")
     if name == "retrieval":
-        from itmbench.benchmarks.retrieval import read_retrieval
+        from itmbench.papers.retrieval.benchmark import read_retrieval
         from itmbench.scoring.pairs import items_grid, shortlist_pairs
 
         items, _ = read_retrieval(bench)
         return items_grid(items) if shortlist is None else shortlist_pairs(items, shortlist)
-    from itmbench.benchmarks.registry import benchmark
+    from itmbench.papers.registry import benchmark
 
     module = benchmark(name).module
     if shortlist is not None:
@@ -613,9 +613,9 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
-    from itmbench.benchmarks import mcic
     from itmbench.models.option_scorer import train_ffnn
     from itmbench.models.registry import ModelSpec
+    from itmbench.papers.mcic import benchmark as mcic
     from itmbench.scoring.embed import EmbeddingCache
 
     _set_threads(args.threads)

@@ -157,7 +157,7 @@ def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
     """BISON annotations from the released JSON or a canonical table (parquet/CSV), checked."""
     path = Path(path)
     if path.suffix.lower() == ".json":
-        from itmbench.sources.bison import read_bison_annotations
+        from itmbench.papers.bison.released import read_bison_annotations
 
         return read_bison_annotations(path)
     if path.suffix.lower() == ".parquet":
@@ -189,7 +189,7 @@ def bison_correct(
 
     missing = "error": an annotated triple without a prediction raises; "wrong": it counts as wrong.
     """
-    from itmbench.sources.bison import read_bison_predictions
+    from itmbench.papers.bison.released import read_bison_predictions
 
     predictions = read_bison_predictions(predictions_path)
     row_of = {int(b): i for i, b in enumerate(annotations["bison_id"].to_numpy())}
@@ -226,7 +226,7 @@ def bison_correct(
 
 def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: ScoreOptions) -> dict[str, Any]:
     """BISON accuracy of each prediction file against the annotations."""
-    from itmbench.sources.bison import read_bison_predictions
+    from itmbench.papers.bison.released import read_bison_predictions
 
     table = read_bison_annotation_table(annotations)
     systems: dict[str, Any] = {}
@@ -437,8 +437,8 @@ def _csv_header(path: PathLike) -> list[str]:
 
 def score_bivlc(paths: Sequence[PathLike], options: ScoreOptions) -> dict[str, Any]:
     """BiVLC (and SugarCrepe) metrics of released-format per-instance files, one system per model."""
+    from itmbench.papers.bivlc.released import read_bivlc_results, read_sugarcrepe_correct
     from itmbench.papers.bivlc.tables import metrics_from_released
-    from itmbench.sources.bivlc import read_bivlc_results, read_sugarcrepe_correct
 
     grouped: dict[str, dict[str, Any]] = {}
     for path in paths:
@@ -493,7 +493,7 @@ def _answer_files(spec: PathLike) -> list[Path]:
 
 def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
     """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's."""
-    from itmbench.sources.sugarcrepe import read_gpt4v_answers
+    from itmbench.papers.sugarcrepe.released import read_gpt4v_answers
 
     frames = []
     for path in [f for spec in paths for f in _answer_files(spec)]:
@@ -527,7 +527,7 @@ def sugarcrepe_answer_table(answers: pd.DataFrame, options: ScoreOptions = Score
     Columns subset, order, n, n_correct, accuracy, lo, hi; Wilson intervals per order, a bootstrap
     over instances for the mean of orders (paired when both orders answer the same instances).
     """
-    from itmbench.sources.sugarcrepe import ORDERS, SUBSETS
+    from itmbench.papers.sugarcrepe.released import ORDERS, SUBSETS
 
     records: list[dict[str, Any]] = []
     subsets = [s for s in SUBSETS if s in set(answers["subset"])] + ["all"]

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 import torch
 
-from itmbench.benchmarks import bivlc
 from itmbench.cli import main
 from itmbench.negatives.candidates import PregeneratedGenerator, generate_candidates, write_candidates
 from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, train_diffusion, write_torch
@@ -23,6 +22,7 @@ from itmbench.negatives.filter_rates import (
 )
 from itmbench.negatives.images import make_generator
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, RecognizerConfig
+from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 TINY_DIFFUSION = {

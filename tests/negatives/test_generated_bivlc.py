@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from itmbench.benchmarks import bivlc
 from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, train_diffusion
 from itmbench.negatives.images import GeneratedImage
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, Recognizer, RecognizerConfig
+from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

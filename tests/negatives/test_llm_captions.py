@@ -17,7 +17,7 @@ from itmbench.negatives.llm_captions import (
     render_prompt,
     world_lexicon,
 )
-from itmbench.sources.sugarcrepe import SUBSETS
+from itmbench.papers.sugarcrepe.released import SUBSETS
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -23,7 +23,7 @@ from itmbench.negatives.recognizer import (
     scene_targets,
     train_recognizer,
 )
-from itmbench.sources.sugarcrepe import SUBSETS
+from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from itmbench.metrics.intervals import wilson_interval
+from itmbench.papers.bivlc.released import RESULT_COLUMNS
 from itmbench.predictions import (
     ScoreOptions,
     add_arguments,
@@ -20,7 +21,6 @@ from itmbench.predictions import (
     run,
     score_predictions,
 )
-from itmbench.sources.bivlc import RESULT_COLUMNS
 
 FAST = ScoreOptions(n_boot=200)
 

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from itmbench.papers.cxc.released import CxcThresholds, pairs_from_raw
+from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.sources._common import check_schema
-from itmbench.sources.cxc import CxcThresholds, pairs_from_raw
 from itmbench.sources.statistics import (
     COMPARISON_SCHEMA,
     PAPERS,
@@ -28,7 +29,6 @@ from itmbench.sources.statistics import (
     regenerated_frame,
     statistics_from_mirror,
 )
-from itmbench.sources.sugarcrepe import SUBSETS
 
 # Every published number the released files do not reproduce, with what the files give.
 KNOWN_DISAGREEMENTS = {

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
 
-from itmbench.benchmarks import bivlc
 from itmbench.cli import main
 from itmbench.negatives.diffusion import DiffusionGenerator
+from itmbench.papers.bivlc import benchmark as bivlc
 
 DIFFUSION = {
     "world": {"n_train": 120, "n_val": 20, "n_test": 20},

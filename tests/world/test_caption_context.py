@@ -19,7 +19,7 @@ import pytest
 from itmbench.models.captioner import words
 from itmbench.models.registry import CONFIG_DIR
 from itmbench.negatives.captions import propose_edit
-from itmbench.sources.sugarcrepe import SUBSETS
+from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.world.captions import RELATION_WORDS, CaptionStructure, Mention, realise
 from itmbench.world.scene import COLOURS, SHAPES, SIZES
 

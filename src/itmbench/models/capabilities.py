@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from itmbench.benchmarks.registry import GALLERY_BENCHMARKS
-from itmbench.benchmarks.registry import TASK_MODALITIES as BENCHMARK_MODALITIES
+from itmbench.papers.registry import GALLERY_BENCHMARKS
+from itmbench.papers.registry import TASK_MODALITIES as BENCHMARK_MODALITIES
 
 MODALITIES = ("image-text", "text-text", "image-image", "pairs")
 DUAL = frozenset({"image-text", "text-text", "image-image"})

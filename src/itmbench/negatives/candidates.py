@@ -35,7 +35,7 @@ from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 
 if TYPE_CHECKING:
-    from itmbench.benchmarks.bivlc import BiVLCConfig
+    from itmbench.papers.bivlc.benchmark import BiVLCConfig
 
 log = logging.getLogger("itmbench")
 
@@ -51,7 +51,7 @@ def generate_candidates(
     Returns the table (COLUMNS, sorted by text then candidate) and the pixels in its row order. Every
     candidate must carry a scene graph (wrap a text-to-image model in a RecognizedGenerator).
     """
-    from itmbench.benchmarks.bivlc import STREAM_GENERATE, _rng, instance_keys, sugarcrepe_instances
+    from itmbench.papers.bivlc.benchmark import STREAM_GENERATE, _rng, instance_keys, sugarcrepe_instances
 
     sugarcrepe, scenes = sugarcrepe_instances(world, cfg)
     first = sugarcrepe.drop_duplicates("negative_caption").sort_values("negative_caption", kind="stable")

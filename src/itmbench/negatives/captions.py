@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from itmbench.sources.sugarcrepe import SUBSETS
+from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.world.captions import GENERIC_NOUNS, NUMBER_WORDS, RELATION_WORDS, CaptionStructure, Mention
 from itmbench.world.scene import COLOURS, RELATIONS, SHAPES, SIZES
 

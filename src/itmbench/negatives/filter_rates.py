@@ -36,7 +36,7 @@ from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 
 if TYPE_CHECKING:
-    from itmbench.benchmarks.bivlc import BiVLCConfig
+    from itmbench.papers.bivlc.benchmark import BiVLCConfig
 
 SCHEMA_YAML = """\
 filter_rates:
@@ -102,7 +102,7 @@ def run_filters(
 
     Returns one record per (generator, instance, candidate) (RECORD_COLUMNS) and the candidates' pixels.
     """
-    from itmbench.benchmarks.bivlc import STREAM_GENERATE, _rng, filter_candidates, instance_keys
+    from itmbench.papers.bivlc.benchmark import STREAM_GENERATE, _rng, filter_candidates, instance_keys
 
     scenes = {int(i): s for i, s in zip(world.scene_table["image_id"], world.scene_table["scene"])}
     positive = dict(zip(world.caption_table["caption_id"].to_numpy().tolist(), world.caption_table["structure"]))
@@ -154,7 +154,7 @@ def run_filters(
 
 def _rate(row: str, column: str, successes: int, n: int) -> dict[str, Any]:
     """A percentage with its Wilson interval (NaN when n = 0)."""
-    from itmbench.benchmarks.bivlc import _rate_row
+    from itmbench.papers.bivlc.benchmark import _rate_row
 
     return _rate_row(row, column, successes, n)
 
@@ -198,7 +198,7 @@ def filter_rate_table(records: pd.DataFrame, subsets: tuple[str, ...], paper: bo
                 _rate(label, COLUMNS[5], n2, n),
             ]
     if paper:
-        from itmbench.benchmarks.bivlc import _published_rates
+        from itmbench.papers.bivlc.benchmark import _published_rates
 
         pub = _published_rates()
         label = "paper (SDXL-DPO, COCO)"

@@ -68,11 +68,11 @@ class ReleasedFile:
         return self.mirror_path.name
 
     def load_function(self) -> Callable[..., Any]:
-        """The loader function named by `loader` ('module:function' inside itmbench.sources)."""
+        """The loader function named by `loader` ('module:function' inside itmbench.papers.<paper>.released)."""
         if self.loader is None:
             raise ValueError(f"released file {self.key!r} has no loader (it is not read as a table)")
         module_name, _, function_name = self.loader.partition(":")
-        module = importlib.import_module(f"itmbench.sources.{module_name}")
+        module = importlib.import_module(f"itmbench.papers.{module_name}.released")
         function = getattr(module, function_name, None)
         if not callable(function):
             raise ValueError(f"released file {self.key!r}: loader {self.loader!r} is not a function")

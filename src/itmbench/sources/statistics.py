@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.sources import bivlc as bivlc_source
-from itmbench.sources import cxc as cxc_source
-from itmbench.sources import eccv as eccv_source
-from itmbench.sources import mcic as mcic_source
-from itmbench.sources import sugarcrepe as sugarcrepe_source
+from itmbench.papers.bivlc import released as bivlc_source
+from itmbench.papers.cxc import released as cxc_source
+from itmbench.papers.eccv import released as eccv_source
+from itmbench.papers.mcic import released as mcic_source
+from itmbench.papers.sugarcrepe import released as sugarcrepe_source
 from itmbench.sources._common import FLOAT, INT, STRING, typed_frame
 from itmbench.sources.released import resolve
 

@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
+from itmbench.papers.bivlc.released import COMPARISONS
 from itmbench.papers.published import load_published
 from itmbench.papers.tables import compare, write_comparison
-from itmbench.sources.bivlc import COMPARISONS
 
 # released-registry key suffix -> (file model name, row name in the paper)
 RELEASED_MODELS: dict[str, tuple[str, str]] = {

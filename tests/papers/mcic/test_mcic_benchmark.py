@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.benchmarks import mcic
-from itmbench.benchmarks.mcic import MCICConfig, NgramCounts, sentence_bleu
+from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic.benchmark import MCICConfig, NgramCounts, sentence_bleu
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.truth import caption_fits
@@ -117,8 +117,8 @@ def test_same_params_give_identical_tables(world, tables):
 
 _SUBPROCESS = """
 import hashlib
-from itmbench.benchmarks import mcic
-from itmbench.benchmarks.mcic import MCICConfig
+from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic.benchmark import MCICConfig
 from itmbench.world.generate import WorldConfig, generate_world
 tables = mcic.build(generate_world({world!r}), {cfg!r})
 h = hashlib.sha256()

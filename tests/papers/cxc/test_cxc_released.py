@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from itmbench.sources._common import check_schema
-from itmbench.sources.cxc import (
+from itmbench.papers.cxc.released import (
     CxcThresholds,
     load_cxc,
     merge_duplicate_pairs,
@@ -15,6 +14,7 @@ from itmbench.sources.cxc import (
     raw_schema,
     read_cxc_csv,
 )
+from itmbench.sources._common import check_schema
 
 STS = (
     "caption1,caption2,agg_score,sampling_method\n"

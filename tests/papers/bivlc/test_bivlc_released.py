@@ -11,8 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from itmbench.sources._common import check_schema
-from itmbench.sources.bivlc import (
+from itmbench.papers.bivlc.released import (
     CORRECT_SCHEMA,
     DETECTOR_SCHEMA,
     NEGATIVE_IMAGE_SCHEMA,
@@ -24,7 +23,8 @@ from itmbench.sources.bivlc import (
     read_detector_results,
     read_sugarcrepe_correct,
 )
-from itmbench.sources.sugarcrepe import INSTANCE_SCHEMA
+from itmbench.papers.sugarcrepe.released import INSTANCE_SCHEMA
+from itmbench.sources._common import check_schema
 
 ROWS = [
     {

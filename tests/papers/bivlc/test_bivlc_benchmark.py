@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.benchmarks import bivlc
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
 from itmbench.negatives.images import MISTAKES, GeneratedImage, RenderGenerator, fit_scene, make_generator
+from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.sources.sugarcrepe import SUBSETS
 from itmbench.world.captions import CaptionStructure, Mention, noun_phrase
 from itmbench.world.generate import WorldConfig, generate_world, read_world
 from itmbench.world.render import render_scene

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from itmbench.papers.mcic.released import SCHEMA, read_mcic_txt
 from itmbench.sources._common import check_schema
-from itmbench.sources.mcic import SCHEMA, read_mcic_txt
 
 
 def line(

@@ -52,7 +52,7 @@ the paper's "at least 2 of 3") beside the paper's Table 2 (81.1 / 67.3 / 82.8 / 
 answer-position prior (accuracy of always answering each position; 22.7% for position 3 on dev).
 `relation_margin` and `max_objects` must equal the world's (they define truth).
 
-Canonical table `examples`: the columns of `itmbench.sources.mcic` (split, example_id, image,
+Canonical table `examples`: the columns of `itmbench.papers.mcic.released` (split, example_id, image,
 image_id, options, answer_index, answer, line) plus world columns caption_id (the true caption) and
 option_caption_ids (the 5 options' caption ids, in option order), world_split.
 """
@@ -783,7 +783,7 @@ mcic:
   default: {}
   description: >-
     MCIC-COCO / DMC (Ding et al.) built in the world by Algorithm 1; the decisions are in
-    src/itmbench/benchmarks/mcic.py.
+    src/itmbench/papers/mcic/benchmark.py.
   properties:
     splits:
       type: object

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.sources._common import check_schema
-from itmbench.sources.eccv import (
+from itmbench.papers.eccv.released import (
     SCHEMA,
     load_eccv_positives,
     positives_by_query,
     read_association_json,
     read_coco_test_ids,
 )
+from itmbench.sources._common import check_schema
 
 
 def npy_bytes(array: np.ndarray) -> bytes:

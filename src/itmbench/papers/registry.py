@@ -30,7 +30,7 @@ def _no_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, 
 
 
 def _eccv_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, Any]:
-    from itmbench.benchmarks import cxc
+    from itmbench.papers.cxc import benchmark as cxc
 
     kwargs: dict[str, Any] = {"world_cfg": world_cfg}
     if "cxc" in deps:
@@ -57,7 +57,7 @@ class BenchmarkEntry:
     @property
     def module(self) -> ModuleType:
         """The benchmark's module."""
-        return importlib.import_module(f"itmbench.benchmarks.{self.name}")
+        return importlib.import_module(f"itmbench.papers.{self.name}.benchmark")
 
     def config(self, section: dict[str, Any], world_cfg: WorldConfig) -> Any:
         """The typed config from the params section (unknown keys are named)."""

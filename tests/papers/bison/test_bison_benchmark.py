@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from itmbench.benchmarks import bison
+from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison.released import ANNOTATION_SCHEMA
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.sources.bison import ANNOTATION_SCHEMA
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.truth import caption_fits
 

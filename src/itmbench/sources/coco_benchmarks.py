@@ -363,7 +363,7 @@ def _gallery_captions(
     """Caption ids of a split's gallery: the 25,000 of coco_test_ids.npy, or every caption of the split."""
     if gallery == "split":
         return items.split_captions(split)["caption_id"].to_numpy(np.int64), None
-    from itmbench.sources.eccv import read_coco_test_ids
+    from itmbench.papers.eccv.released import read_coco_test_ids
 
     path = _raw("eccv_coco_test_ids", raw_dir)
     ids = read_coco_test_ids(path)
@@ -385,8 +385,8 @@ def _require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record,
 
 def bison_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
     """BISON's annotations with every image and caption id checked against the COCO items."""
-    from itmbench.benchmarks import bison
-    from itmbench.sources.bison import ANNOTATION_SCHEMA, read_bison_annotations
+    from itmbench.papers.bison import benchmark as bison
+    from itmbench.papers.bison.released import ANNOTATION_SCHEMA, read_bison_annotations
 
     path = _raw("bison_annotations", raw_dir)
     ann = read_bison_annotations(path)
@@ -417,8 +417,8 @@ def bison_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) ->
 
 def mcic_from_released(raw_dir: str | Path, items: CocoItems, cfg: McicCocoConfig) -> Released:
     """MCIC examples of the released splits; images -> COCO ids, option texts -> added captions."""
-    from itmbench.benchmarks import mcic
-    from itmbench.sources.mcic import read_mcic_txt
+    from itmbench.papers.mcic import benchmark as mcic
+    from itmbench.papers.mcic.released import read_mcic_txt
 
     added = AddedItems(cfg.id_offset)
     frames, positions, construction = [], [], []
@@ -467,8 +467,8 @@ def mcic_from_released(raw_dir: str | Path, items: CocoItems, cfg: McicCocoConfi
 
 def eccv_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
     """ECCV Caption's packaged positives over the 5k/25k COCO test gallery of coco_test_ids.npy."""
-    from itmbench.benchmarks import eccv
-    from itmbench.sources.eccv import DIRECTIONS, SOURCES, read_association_json
+    from itmbench.papers.eccv import benchmark as eccv
+    from itmbench.papers.eccv.released import DIRECTIONS, SOURCES, read_association_json
 
     caption_ids, ids_path = _gallery_captions(items, "test", "coco_test_ids", raw_dir)
     image_ids = np.unique(items.image_of_caption(caption_ids))
@@ -516,8 +516,8 @@ def eccv_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> 
 
 def cxc_from_released(raw_dir: str | Path, items: CocoItems, cfg: CxcCocoConfig) -> Released:
     """CxC's rated pairs with COCO ids, its positives, the original pairs and the scored split's gallery."""
-    from itmbench.benchmarks import cxc
-    from itmbench.sources.cxc import ITEM_COLUMNS, SPLITS, TASKS, CxcThresholds, pairs_from_raw, read_cxc_csv
+    from itmbench.papers.cxc import benchmark as cxc
+    from itmbench.papers.cxc.released import ITEM_COLUMNS, SPLITS, TASKS, CxcThresholds, pairs_from_raw, read_cxc_csv
 
     thresholds = CxcThresholds(sts=cfg.threshold_sts, sis=cfg.threshold_sis, sits=cfg.threshold_sits)
     caption_ids, _ = _gallery_captions(items, cfg.score_split, cfg.gallery_captions, raw_dir)
@@ -593,8 +593,8 @@ def _image_bytes(value: Any, file: Any, where: str) -> bytes:
 
 def bivlc_from_released(raw_dir: str | Path, items: CocoItems, cfg: BivlcCocoConfig) -> Released:
     """SugarCrepe (BiVLC's copy) on COCO images and BiVLC's instances with their own images, as added items."""
-    from itmbench.benchmarks import bivlc
-    from itmbench.sources.bivlc import read_bivlc_table, read_sugarcrepe_csv
+    from itmbench.papers.bivlc import benchmark as bivlc
+    from itmbench.papers.bivlc.released import read_bivlc_table, read_sugarcrepe_csv
 
     added = AddedItems(cfg.id_offset)
     sc_path = _raw("bivlc_sugarcrepe_test", raw_dir)
@@ -688,13 +688,13 @@ def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
     def write(tables: Tables, out_dir: str | Path) -> None:
         import importlib
 
-        importlib.import_module(f"itmbench.benchmarks.{name}").write(tables, out_dir)
+        importlib.import_module(f"itmbench.papers.{name}.benchmark").write(tables, out_dir)
 
     return write
 
 
 def _write_retrieval(tables: Tables, out_dir: str | Path) -> None:
-    from itmbench.benchmarks.retrieval import write_retrieval
+    from itmbench.papers.retrieval.benchmark import write_retrieval
 
     write_retrieval(tables["items"], tables["positives"], out_dir)
 
@@ -760,7 +760,7 @@ coco_benchmarks:
   additionalProperties: false
   default: {}
   description: >-
-    The released benchmarks on real COCO (src/itmbench/benchmarks/coco.py): how the released files
+    The released benchmarks on real COCO (src/itmbench/sources/coco_benchmarks.py): how the released files
     map onto the canonical tables. Used only by the coco source.
   properties:
     bison: {type: object, additionalProperties: false, default: {}, description: "Nothing to choose."}

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from itmbench.benchmarks import eccv
 from itmbench.metrics.ranking import map_at_r, pmrp, r_precision
+from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv.released import SCHEMA
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.sources.eccv import SCHEMA
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.scene import SHAPES, relation_holds
 from itmbench.world.truth import caption_fits

@@ -19,18 +19,23 @@ import pytest
 import yaml
 from PIL import Image
 
-from itmbench.benchmarks import bison, bivlc, coco, cxc, eccv, mcic
-from itmbench.benchmarks.coco import CocoItems, UnmappedRecordError
-from itmbench.benchmarks.retrieval import read_retrieval
 from itmbench.cli import main
 from itmbench.models.registry import RandomEncoder
+from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.released import read_bivlc_results
+from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc.released import load_cxc
+from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv.released import load_eccv_positives, read_coco_test_ids
+from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic.released import read_mcic_txt
+from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import score_retrieval
-from itmbench.sources.bivlc import read_bivlc_results
-from itmbench.sources.cxc import load_cxc
-from itmbench.sources.eccv import load_eccv_positives, read_coco_test_ids
+from itmbench.sources import coco_benchmarks as coco
+from itmbench.sources.coco_benchmarks import CocoItems, UnmappedRecordError
 from itmbench.sources.fetch import raw_path
-from itmbench.sources.mcic import read_mcic_txt
 from itmbench.sources.released import load_registry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -391,7 +396,7 @@ def test_bison_from_its_annotation_file_through_the_cli(items, tmp_path):
     assert scores["correct"].tolist() == naive
     assert bison.summarize(scores, n_boot=20)["metrics"]["bison"]["value"] == pytest.approx(100 * np.mean(naive))
     with pytest.raises(ValueError, match="audit needs the construction tables"):
-        from itmbench.benchmarks.registry import benchmark
+        from itmbench.papers.registry import benchmark
 
         benchmark("bison").audit(None, back, {}, None)
 

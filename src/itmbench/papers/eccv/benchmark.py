@@ -23,7 +23,7 @@ Construction, following the paper (section 3), on the world's test split (the Ka
    positives and the original COCO pairs of each query. Directions are kept apart, as in the
    released files: a pair verified for an image query is not a positive of a caption query.
 
-Positives table (canonical columns of sources/eccv.py: source, direction, image_id, caption_id):
+Positives table (canonical columns of papers/eccv/released.py: source, direction, image_id, caption_id):
 - source 'eccv': the final ECCV Caption positives of the ECCV queries (as the package's eccv_*.json,
   which hold the CxC and original pairs of those queries too);
 - source 'cxc': CxC positives union the original pairs, for every query of the split (the package's
@@ -70,10 +70,10 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
 from itmbench.scoring.retrieval import top_k
-from itmbench.sources.eccv import DIRECTIONS, SCHEMA, SOURCES
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
@@ -203,7 +203,7 @@ eccv:
   default: {}
   description: >-
     ECCV Caption built in the world by machine proposals and simulated human answers
-    (src/itmbench/benchmarks/eccv.py).
+    (src/itmbench/papers/eccv/benchmark.py).
   properties:
     split:
       {type: string, enum: [train, val, test], default: test,

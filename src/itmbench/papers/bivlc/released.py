@@ -17,7 +17,7 @@ the 0-based row, and model, taken from the file name):
 - `results/SUGARCREPE_CORRECT_<model>.csv` (`read_sugarcrepe_correct`): filename, caption,
   negative_caption, type, subtype, correct (bool), plus image_id.
 - `source_data/SugarCrepe/test_SugarCrepe.csv` (`read_sugarcrepe_csv`): the SugarCrepe instances
-  table of itmbench.sources.sugarcrepe (id = row).
+  table of itmbench.papers.sugarcrepe.released (id = row).
 - `src/BiVLC_Generation/BiVLC_negative_imgs.csv` (`read_negative_image_list`): the instances table
   plus negative_images: object (list of the 4 generated file names); id is the file's index column.
 - `src/Detectors/results/*_Classifier_*.csv` (`read_detector_results`): text_pred: float64,
@@ -36,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from itmbench.papers.sugarcrepe.released import INSTANCE_SCHEMA, SUBSETS
 from itmbench.sources._common import (
     BOOL,
     FLOAT,
@@ -51,7 +52,6 @@ from itmbench.sources._common import (
     parse_text,
     typed_frame,
 )
-from itmbench.sources.sugarcrepe import INSTANCE_SCHEMA, SUBSETS
 
 HF_COLUMNS = ("image", "caption", "negative_caption", "negative_image", "type", "subtype")
 TABLE_SCHEMA: dict[str, str] = {

@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from itmbench.sources._common import check_schema
-from itmbench.sources.bison import (
+from itmbench.papers.bison.released import (
     ANNOTATION_SCHEMA,
     PREDICTION_SCHEMA,
     bison_counts,
     read_bison_annotations,
     read_bison_predictions,
 )
+from itmbench.sources._common import check_schema
 
 
 def triple(bison_id: int, caption_id: int, first: int, second: int, true: int) -> dict:

@@ -13,10 +13,10 @@ import pytest
 import torch
 import yaml
 
-from itmbench.benchmarks import cxc
+from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc.released import ITEM_COLUMNS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import first_positive_ranks
-from itmbench.sources.cxc import ITEM_COLUMNS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.scene import COLOURS, SHAPES, Scene, WorldObject

@@ -14,7 +14,7 @@ caption describes. Construction on one split of the world (the analogue of COCO 
    positive / negative / both / neither (by the world's truth); the triple is kept only if every
    verifier picks the positive image.
 
-Canonical tables (the columns of `itmbench.sources.bison`, so scoring is shared with the
+Canonical tables (the columns of `itmbench.papers.bison.released`, so scoring is shared with the
 released file): `annotations` with bison_id, caption_id, image_id_0, image_filename_0,
 image_id_1, image_filename_1, true_image_id, true_index, false_image_id (plus the world-only
 column caption_fits_false); `items` (kind, item_id); construction tables `pairs` (one row per
@@ -68,9 +68,9 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.papers.bison.released import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
-from itmbench.sources.bison import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import SPLITS, World, WorldConfig
 from itmbench.world.scene import Scene
@@ -176,7 +176,7 @@ bison:
   type: object
   additionalProperties: false
   default: {}
-  description: BISON built in the world by the paper's three stages (src/itmbench/benchmarks/bison.py).
+  description: BISON built in the world by the paper's three stages (src/itmbench/papers/bison/benchmark.py).
   properties:
     split:
       {type: string, enum: [train, val, test], default: test,

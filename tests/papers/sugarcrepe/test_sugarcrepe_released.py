@@ -7,8 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from itmbench.sources._common import check_schema
-from itmbench.sources.sugarcrepe import (
+from itmbench.papers.sugarcrepe.released import (
     GPT4V_SCHEMA,
     INSTANCE_SCHEMA,
     SUBSETS,
@@ -16,6 +15,7 @@ from itmbench.sources.sugarcrepe import (
     read_gpt4v_answers,
     read_sugarcrepe_json,
 )
+from itmbench.sources._common import check_schema
 
 RECORD = {"filename": "000000085329.jpg", "caption": "A woman.", "negative_caption": "A tattooed woman."}
 ANSWER = {**RECORD, "answer": {"free_form_answer": "(1)", "multiple_choice_answer": "A woman."}, "correct": True}

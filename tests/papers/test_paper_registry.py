@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.benchmarks.registry import BENCHMARKS, benchmark
 from itmbench.io import write_parquet
+from itmbench.papers.registry import BENCHMARKS, benchmark
 from itmbench.scoring.embed import ItemStore
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 

@@ -40,7 +40,7 @@ Construction per split (`splits`, the world's val and test, as CxC extends the K
    from the SIS ranks skipping pairs already taken. c2i_original: every (caption, own image) pair.
 4. Positives: agg_score >= `threshold_<task>` (paper: STS >= 3, SITS >= 3, SIS >= 2.5).
 
-Canonical tables (`build`), the loader's columns (`itmbench.sources.cxc.pairs_schema`) first:
+Canonical tables (`build`), the loader's columns (`itmbench.papers.cxc.released.pairs_schema`) first:
 - `sts`, `sis`, `sits`: split, <a>, <b>, <a>_id, <b>_id, agg_score, sampling_method, line,
   n_rows, positive; world-only: similarity (noise-free, 0-5), truth (bool: similarity >= threshold
   for STS/SIS, the truth function for SITS), rating_0..rating_{n-1}. Items are written
@@ -77,6 +77,7 @@ from itmbench.io import write_parquet
 from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.metrics.retrieval import retrieval_summary
+from itmbench.papers.cxc.released import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import (
     PairScores,
@@ -88,7 +89,6 @@ from itmbench.scoring.pairs import (
     shortlist_pairs,
 )
 from itmbench.scoring.retrieval import first_positive_ranks
-from itmbench.sources.cxc import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import Scene, WorldObject, scene_arrays
@@ -205,7 +205,7 @@ cxc:
   additionalProperties: false
   default: {}
   description: >-
-    Crisscrossed Captions built in the world (src/itmbench/benchmarks/cxc.py); defaults are the
+    Crisscrossed Captions built in the world (src/itmbench/papers/cxc/benchmark.py); defaults are the
     world-scaled decisions.
   properties:
     seed:

@@ -1,7 +1,7 @@
 """BiVLC (Miranda et al.) with its SugarCrepe half, built in the world by the paper's procedure.
 
-Canonical tables (the same columns as the released files, `itmbench.sources.bivlc` and
-`itmbench.sources.sugarcrepe`, plus world-only columns):
+Canonical tables (the same columns as the released files, `itmbench.papers.bivlc.released` and
+`itmbench.papers.sugarcrepe.released`, plus world-only columns):
 - `sugarcrepe`: id, subset, type, subtype, filename, image_id, caption, negative_caption, then
   caption_id, negative_caption_id, negative_structure, edit, chosen_candidate (-1: none chosen
   in step 3), judged_ambiguous (step 4), in_bivlc, bivlc_id (-1 where not in BiVLC);
@@ -67,9 +67,9 @@ from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, 
 from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.negatives.captions import propose_edit
 from itmbench.negatives.images import MISTAKES, GeneratedImage, ImageGenerator, make_generator
+from itmbench.papers.sugarcrepe.released import SUBSETS, TYPES, split_subset
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
-from itmbench.sources.sugarcrepe import SUBSETS, TYPES, split_subset
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
@@ -125,7 +125,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "stages": ("stage", "subset", "type", "subtype", "n"),
 }
 # Tables that only the world's construction has (absent when BiVLC comes from the released files:
-# the coco source, whose added items are written by itmbench.benchmarks.coco in the file layout).
+# the coco source, whose added items are written by itmbench.sources.coco_benchmarks in the file layout).
 CONSTRUCTION_TABLES = ("edits", "candidates", "stages")
 WORLD_EXTRA_TABLES = ("extra_images", "extra_captions")
 WORLD_ONLY_COLUMNS = {"sugarcrepe": ("negative_structure", "edit", "chosen_candidate", "judged_ambiguous")}
@@ -149,7 +149,7 @@ SCHEMA_YAML = """\
 bivlc:
   type: object
   additionalProperties: false
-  description: BiVLC with its SugarCrepe half, built in the world (itmbench.benchmarks.bivlc)
+  description: BiVLC with its SugarCrepe half, built in the world (itmbench.papers.bivlc.benchmark)
   properties:
     seed: {type: integer, default: 0, description: seed of every random stream of the construction}
     split: {type: string, enum: [train, val, test], default: test, description: world split to build from}

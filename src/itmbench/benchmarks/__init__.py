@@ -1,1 +1,0 @@
-"""Benchmarks: construction in the world and the canonical schema of each."""

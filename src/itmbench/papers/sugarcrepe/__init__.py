@@ -1,0 +1,1 @@
+"""SugarCrepe (Hsieh et al., 2023): its released data, construction in the world and tables."""

@@ -1,0 +1,121 @@
+# Input functions of the models that are not image-text dual encoders (workflow/rules/cross.smk): the captioner, MCIC's FFNN, unimodal baselines.
+# What each model can score (itmbench.models.capabilities) decides which (model, benchmark) jobs exist;
+# a cell that is not scored appears in the tables with its reason.
+import shlex
+
+from itmbench.models.capabilities import DUAL as DUAL_SCORES, absent_reason, capability, cell as model_cell
+from itmbench.papers.registry import GALLERY_BENCHMARKS
+
+CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).cross)
+FFNN = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).needs_upstream)
+# cross_scorers name world models; the coco source keeps those of its own models (none by default)
+GALLERY_CROSS = [m for m in config["cross_scorers"]["gallery_models"] if SOURCE == "world" or m in MODEL_SPECS]
+PAIR_BENCHMARKS = sorted([*RETRIEVAL_BENCHMARKS, *WORLD_BENCHMARKS])
+_not_cross = sorted(set(GALLERY_CROSS) - set(CROSS))
+if _not_cross:
+    raise ValueError(f"params.yaml cross_scorers.gallery_models: {_not_cross} are not cross-scoring models {CROSS}")
+SHORTLIST = config["cross_scorers"].get("shortlist", {}).get("model")
+SHORTLIST_K = int(config["cross_scorers"].get("shortlist", {}).get("k", 16))
+if GALLERY_CROSS and SHORTLIST is not None and (
+    SHORTLIST not in MODEL_SPECS or capability(MODEL_SPECS[SHORTLIST]["family"]).scores != DUAL_SCORES
+):
+    raise ValueError(
+        f"params.yaml cross_scorers.shortlist.model: {SHORTLIST!r}; expected a model of `models` that embeds "
+        f"images and captions (one of {sorted(m for m in MODEL_SPECS if capability(MODEL_SPECS[m]['family']).scores == DUAL_SCORES)}) or null"
+    )
+for _m in FFNN:
+    _up = MODEL_SPECS[_m].get("upstream")
+    if _up not in MODEL_SPECS or capability(MODEL_SPECS[_up]["family"]).cross:
+        raise ValueError(f"params.yaml models.{_m}.upstream: {_up!r}; expected a model that gives embeddings")
+
+
+wildcard_constraints:
+    cross="|".join(CROSS) if CROSS else "__none__",
+    ffnn="|".join(FFNN) if FFNN else "__none__",
+    pairbench="|".join(PAIR_BENCHMARKS),
+
+
+def scored_models(bench):
+    """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries)."""
+    return [m for m in MODELS if model_cell(MODEL_SPECS[m], bench, GALLERY_CROSS, m) == "scored"]
+
+
+def get_absent_flags(wildcards):
+    """--absent MODEL=REASON for every model a benchmark's table does not score."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    flags = []
+    for m in MODELS:
+        reason = absent_reason(MODEL_SPECS[m], bench, GALLERY_CROSS, m)
+        if reason:
+            flags.append(f"--absent {shlex.quote(f'{m}={reason}')}")
+    return " ".join(flags)
+
+
+def get_grid_of(wildcards):
+    """A gallery benchmark's items: the table counts the pairs a cross scorer would need."""
+    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    return f"--grid-of {DATA}/{bench}/items.parquet" if bench in GALLERY_BENCHMARKS else ""
+
+
+def get_claims_metrics(wildcards):
+    """Every scored (model, benchmark) metrics file: what the claims read."""
+    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAIR_BENCHMARKS for m in scored_models(b)]
+
+
+def get_cross_spec(wildcards):
+    return json.dumps(MODEL_SPECS[wildcards.cross], sort_keys=True)
+
+
+def get_ffnn_spec(wildcards):
+    return json.dumps(MODEL_SPECS[wildcards.ffnn], sort_keys=True)
+
+
+def get_cross_checkpoint(wildcards):
+    """A cross scorer's trained checkpoint (every cross scorer is trained)."""
+    return f"{RESULTS}/models/{wildcards.cross}/model.pt"
+
+
+def get_cross_features(wildcards):
+    """An FFNN's features: its upstream model's cache files for this benchmark (none for the captioner)."""
+    spec = MODEL_SPECS[wildcards.cross]
+    if not capability(spec["family"]).needs_upstream:
+        return []
+    files = [f"{RESULTS}/embeddings/{spec['upstream']}/items.npz"]
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        files.append(f"{RESULTS}/embeddings/{spec['upstream']}/{wildcards.pairbench}.npz")
+    return files
+
+
+def get_shortlist(wildcards):
+    """On a gallery benchmark, the shortlist model's cache of the world's items: the cross scorer re-ranks its top-k."""
+    bench = wildcards.get("pairbench") or wildcards.get("bench") or wildcards.get("benchmark")
+    if SHORTLIST is None or bench not in GALLERY_BENCHMARKS:
+        return []
+    return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"]
+
+
+def get_shortlist_flag(wildcards, input):
+    return f"--shortlist {' '.join(input.shortlist)} --shortlist-k {SHORTLIST_K}" if input.get("shortlist") else ""
+
+
+def get_features_flag(wildcards, input):
+    return f"--features {' '.join(input.features)}" if input.get("features") else ""
+
+
+def get_extra_items_flag(wildcards, input):
+    """The folder of items a benchmark added (BiVLC), which the cross scorer reads beside the world's."""
+    if wildcards.pairbench in ADDING_BENCHMARKS:
+        return f"--extra-items {os.path.join(os.path.dirname(input.bench), 'extra_items')}"
+    return ""
+
+
+def get_ffnn_features(wildcards):
+    """The FFNN's training features: its upstream model's embeddings of the train and the evaluated splits."""
+    upstream = MODEL_SPECS[wildcards.ffnn]["upstream"]
+    return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
+
+
+def get_mcic_train_params(wildcards):
+    """MCIC's section with its splits replaced by the train split: Algorithm 1's decoys for the FFNN's training."""
+    split = config["cross_scorers"]["mcic_train_split"]
+    return json.dumps({**config["mcic"], "splits": {split: split}}, sort_keys=True)
