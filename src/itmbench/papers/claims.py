@@ -44,6 +44,7 @@ Decisions where the papers leave the test open (each a `ClaimConfig` field with 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -54,9 +55,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chisquare, kendalltau
 
-from itmbench.metrics.intervals import recorded_confidence, wilson_interval
+from itmbench.metrics.intervals import recorded_confidence
 
 KINDS: tuple[str, ...] = ("contrastive", "chance", "human", "generative", "other")
 
@@ -130,17 +130,17 @@ class Claim:
     check: Callable[[Results, ClaimConfig], Verdict]
 
 
-def _undecided(reason: str, **evidence: Any) -> Verdict:
+def undecided(reason: str, **evidence: Any) -> Verdict:
     return Verdict(None, dict(evidence), reason)
 
 
-def _has_interval(entry: Mapping[str, Any] | None) -> bool:
+def has_interval(entry: Mapping[str, Any] | None) -> bool:
     return entry is not None and all(
         entry.get(name) is not None and not pd.isna(entry.get(name)) for name in ("lo", "hi")
     )
 
 
-def _above(
+def above(
     a: Mapping[str, Any],
     b: Mapping[str, Any],
     paired: Mapping[str, Any] | None,
@@ -153,14 +153,14 @@ def _above(
     named in the test when known."""
     if config.significant_differences:
         at = "" if level is None else f" ({100 * level:g}%)"
-        if _has_interval(paired):
+        if has_interval(paired):
             return float(paired["lo"]) > 0, f"paired interval{at} of the difference above 0"
-        if _has_interval(a) and _has_interval(b):
+        if has_interval(a) and has_interval(b):
             return float(a["lo"]) > float(b["hi"]), f"intervals{at} do not overlap"
     return float(a["value"]) > float(b["value"]), "point estimates"
 
 
-def _entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
+def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
     out = {"value": round(float(entry["value"]), 4)}
     for name in ("lo", "hi"):
         if name in entry and entry[name] is not None and not pd.isna(entry[name]):
@@ -168,240 +168,26 @@ def _entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-# --- BiVLC ------------------------------------------------------------------------------------------
+# --- the claims of every paper (each paper's `claims` module) -----------------------------------------
+
+# The order the claims tables list the papers' claims in (every registered paper with claims).
+CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison")
 
 
-def bivlc_t2i_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
-    """T2I significantly below I2T for every contrastive model with BiVLC results (see `_above`)."""
-    models = results.models("bivlc", ["contrastive"])
-    evidence: dict[str, Any] = {}
-    holds = []
-    for model in models:
-        i2t, t2i = results.metric("bivlc", model, "i2t"), results.metric("bivlc", model, "t2i")
-        if i2t is None or t2i is None:
-            continue
-        evidence[model] = {
-            "I2T": _entry_evidence(i2t),
-            "T2I": _entry_evidence(t2i),
-            "gap": round(i2t["value"] - t2i["value"], 4),
-        }
-        paired = results.metric("bivlc", model, "i2t_minus_t2i")
-        if paired is not None:
-            evidence[model]["I2T-T2I paired"] = _entry_evidence(paired)
-        below, test = _above(i2t, t2i, paired, config, results.confidence("bivlc"))
-        evidence[model]["below"] = below
-        evidence[model]["test"] = test
-        holds.append(below)
-    if not holds:
-        return _undecided(f"no contrastive model with BiVLC I2T and T2I on source {results.source!r}")
-    return Verdict(all(holds), evidence)
+@functools.cache
+def registered_claims() -> tuple[Claim, ...]:
+    """Every paper's claims (``itmbench.papers.<paper>.claims.CLAIMS``), papers in `CLAIM_ORDER`."""
+    from itmbench.papers.registry import paper
 
-
-def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) -> Verdict:
-    """T2I of the model trained with hard-negative images (TROHN-Img) significantly above T2I of the COCO
-    fine-tuned one ("greatly benefits"; see `_above`)."""
-    base, treated = results.roles.get("bivlc_coco"), results.roles.get("bivlc_trohn_img")
-    have = results.models("bivlc")
-    missing = [
-        f"{role} ({name})" for role, name in (("bivlc_coco", base), ("bivlc_trohn_img", treated)) if name not in have
-    ]
-    if missing:
-        return _undecided(f"needs BiVLC results of {', '.join(missing)}; source {results.source!r} has {have}")
-    b, t = results.metric("bivlc", base, "t2i"), results.metric("bivlc", treated, "t2i")
-    if b is None or t is None:
-        return _undecided("a role model has no BiVLC T2I")
-    evidence = {
-        f"{base} T2I": _entry_evidence(b),
-        f"{treated} T2I": _entry_evidence(t),
-        "gain": round(t["value"] - b["value"], 4),
-    }
-    for kind in ("replace", "swap", "add"):
-        bk, tk = results.metric("bivlc", base, "t2i", kind), results.metric("bivlc", treated, "t2i", kind)
-        if bk is not None and tk is not None:
-            evidence[f"gain {kind}"] = round(tk["value"] - bk["value"], 4)
-    raised, evidence["test"] = _above(t, b, None, config, results.confidence("bivlc"))
-    return Verdict(raised, evidence)
-
-
-# --- ECCV Caption ------------------------------------------------------------------------------------
-
-
-def eccv_extended_positives_raise_recall(results: Results, config: ClaimConfig) -> Verdict:
-    """ECCV R@1 (extended positives) > COCO R@1 (original positives) for every non-chance model."""
-    evidence: dict[str, Any] = {}
-    holds = []
-    for model in results.models("eccv"):
-        if results.kind(model) == "chance":
-            continue
-        eccv, original = results.metric("eccv", model, "eccv_r1"), results.metric("eccv", model, "original_r1")
-        if eccv is None or original is None:
-            continue
-        evidence[model] = {"ECCV R@1": _entry_evidence(eccv), "COCO R@1": _entry_evidence(original)}
-        holds.append(eccv["value"] > original["value"])
-    if not holds:
-        return _undecided(f"no non-chance model with ECCV R@1 and COCO R@1 on source {results.source!r}")
-    return Verdict(all(holds), {"n_models": len(holds), "n_raised": int(sum(holds)), **evidence})
-
-
-def eccv_map_at_r_reorders_models(results: Results, config: ClaimConfig) -> Verdict:
-    """Kendall tau-b between the model rankings by ECCV mAP@R and by R@1 is below 1."""
-    models = [m for m in results.models("eccv") if results.kind(m) != "chance"]
-    usable = [m for m in models if results.value("eccv", m, "eccv_map_at_r") is not None]
-    r1 = next((r for r in config.eccv_r1_metrics if all(results.value("eccv", m, r) is not None for m in usable)), None)
-    if not usable or r1 is None:
-        return _undecided(
-            f"no non-chance model with ECCV mAP@R and an R@1 among {list(config.eccv_r1_metrics)} "
-            f"on source {results.source!r}"
-        )
-    if len(usable) < config.min_models_for_ranking:
-        return _undecided(
-            f"ranking needs >= {config.min_models_for_ranking} non-chance models with ECCV results; "
-            f"source {results.source!r} has {len(usable)} ({usable})",
-            n_models=len(usable),
-        )
-    x = [results.value("eccv", m, "eccv_map_at_r") for m in usable]
-    y = [results.value("eccv", m, r1) for m in usable]
-    tau = float(kendalltau(x, y, variant="b").statistic)
-    return Verdict(bool(tau < 1), {"tau_b": round(tau, 4), "r1_metric": r1, "n_models": len(usable)})
-
-
-# --- CxC ---------------------------------------------------------------------------------------------
-
-
-def cxc_intramodal_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
-    """CxC t2t and i2i R@1 are below CxC i2t R@1 for every non-chance model that has all three."""
-    evidence: dict[str, Any] = {}
-    holds = []
-    for model in results.models("cxc"):
-        if results.kind(model) == "chance":
-            continue
-        entries = {task: results.metric("cxc", model, f"{task}/cxc/R@1") for task in ("i2t", "t2t", "i2i")}
-        if any(e is None for e in entries.values()):
-            continue
-        evidence[model] = {task: _entry_evidence(e) for task, e in entries.items()}
-        i2t = entries["i2t"]["value"]
-        holds.append(entries["t2t"]["value"] < i2t and entries["i2i"]["value"] < i2t)
-    if not holds:
-        return _undecided(f"no non-chance model with CxC i2t, t2t and i2i R@1 on source {results.source!r}")
-    return Verdict(all(holds), {"n_models": len(holds), **evidence})
-
-
-# --- MCIC --------------------------------------------------------------------------------------------
-
-
-def mcic_prior_not_uniform(results: Results, config: ClaimConfig) -> Verdict:
-    """The answer position is not uniform over the 5 options (chi-square test on every split)."""
-    docs = results.metrics.get("mcic", {})
-    doc = next((d for d in docs.values() if "answer_position_prior" in d), None)
-    if doc is None:
-        return _undecided(f"no MCIC answer-position prior on source {results.source!r}")
-    evidence: dict[str, Any] = {}
-    rejected = []
-    for split, shares in sorted(doc["answer_position_prior"].items()):
-        # the released files give the counts as n[split]; the world's JSON as metrics.accuracy_<split>.n
-        n = doc.get("n", {}).get(split) or doc.get("metrics", {}).get(f"accuracy_{split}", {}).get("n")
-        if n is None:
-            return _undecided(f"MCIC split {split!r} has a prior but no instance count")
-        counts = np.rint(np.asarray(shares, dtype=float) * float(n) / 100.0)
-        test = chisquare(counts)
-        evidence[split] = {
-            "shares": [round(float(s), 4) for s in shares],
-            "n": int(n),
-            "chi2": round(float(test.statistic), 4),
-            "p": float(test.pvalue),
-            "most_frequent_position": int(np.argmax(shares)),
-        }
-        rejected.append(bool(test.pvalue < config.mcic_alpha))
-    return Verdict(all(rejected), {"alpha": config.mcic_alpha, **evidence})
-
-
-# --- BISON -------------------------------------------------------------------------------------------
-
-
-def bison_model_beats_chance(results: Results, config: ClaimConfig) -> Verdict:
-    """Some non-chance model's BISON accuracy has its interval above 50%."""
-    evidence: dict[str, Any] = {}
-    best = None
-    for model in results.models("bison"):
-        if results.kind(model) in ("chance", "human"):
-            continue
-        entry = results.metric("bison", model, "bison")
-        if entry is None:
-            continue
-        lo = entry.get("lo")
-        if lo is None or pd.isna(lo):
-            n = int(entry["n"])
-            lo = 100 * wilson_interval(round(float(entry["value"]) * n / 100), n, config.confidence)[0]
-        evidence[model] = {**_entry_evidence(entry), "lo": round(float(lo), 4)}
-        if best is None or lo > evidence[best]["lo"]:
-            best = model
-    if best is None:
-        return _undecided(f"no non-chance model's BISON accuracy on source {results.source!r}")
-    return Verdict(
-        bool(evidence[best]["lo"] > config.bison_chance), {"chance": config.bison_chance, "best": best, **evidence}
-    )
-
-
-CLAIMS: tuple[Claim, ...] = (
-    Claim(
-        "bivlc",
-        "t2i_below_i2t",
-        "the T2I score is in all cases significantly lower than the I2T score, being Open CapPa the only exception",
-        "Section 4 (Table 2); checked on the contrastive models",
-        bivlc_t2i_below_i2t,
-    ),
-    Claim(
-        "bivlc",
-        "hard_negative_images_raise_t2i",
-        "the improvement comes mainly from text-to-image retrieval, which greatly benefits from training with "
-        "hard negative images",
-        "Section 5.2 (Table 3: CLIP_TROHN-Img vs CLIP_COCO)",
-        bivlc_hard_negative_images_raise_t2i,
-    ),
-    Claim(
-        "eccv",
-        "extended_positives_raise_recall",
-        "correcting the false negatives of MS-COCO raises R@K: ECCV Caption R@1 is above COCO R@1 for every model",
-        "Table 4, as the table shows it (ECCV R@1 vs COCO 5K R@1)",
-        eccv_extended_positives_raise_recall,
-    ),
-    Claim(
-        "eccv",
-        "map_at_r_reorders_models",
-        "the rankings change when we shift to the ECCV mAP@R (COCO R@1 and ECCV mAP@R show a low correlation)",
-        "Abstract, Section 5 (Table 5: tau = 0.47 for COCO 1K R@1)",
-        eccv_map_at_r_reorders_models,
-    ),
-    Claim(
-        "cxc",
-        "intramodal_below_i2t",
-        "intramodal retrieval (Text -> Text, Image -> Image) scores below Image -> Text retrieval on CxC",
-        "Tables 2-4, as the tables show it (R@1)",
-        cxc_intramodal_below_i2t,
-    ),
-    Claim(
-        "mcic",
-        "position_prior_not_uniform",
-        "the answer position is not uniform over the five options (the released options are sorted alphabetically)",
-        "the released dev/test files (NOTES.md); the paper shows options 'in randomized order'",
-        mcic_prior_not_uniform,
-    ),
-    Claim(
-        "bison",
-        "model_beats_chance",
-        "a caption-matching model beats chance (50%) on BISON",
-        "Tables 3-4, as the tables show it",
-        bison_model_beats_chance,
-    ),
-)
+    return tuple(c for name in CLAIM_ORDER for c in paper(name).part("claims").CLAIMS)
 
 
 def claim(paper: str, claim_id: str) -> Claim:
     """One registered claim by paper and id."""
-    for c in CLAIMS:
+    for c in registered_claims():
         if c.paper == paper and c.id == claim_id:
             return c
-    raise KeyError(f"no claim {paper}/{claim_id}; registered: {[f'{c.paper}/{c.id}' for c in CLAIMS]}")
+    raise KeyError(f"no claim {paper}/{claim_id}; registered: {[f'{c.paper}/{c.id}' for c in registered_claims()]}")
 
 
 def evaluate(c: Claim, results: Results, config: ClaimConfig = ClaimConfig()) -> Verdict:
@@ -415,7 +201,7 @@ def claims_table(
     """Every registered claim on one source: paper, claim, text, where, source, holds, evidence (JSON), reason."""
     wanted = None if papers is None else set(papers)
     records = []
-    for c in CLAIMS:
+    for c in registered_claims():
         if wanted is not None and c.paper not in wanted:
             continue
         verdict = evaluate(c, results, config)

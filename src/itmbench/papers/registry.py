@@ -1,4 +1,10 @@
-"""The benchmark registry: how the workflow builds, audits and scores each world benchmark.
+"""The paper registry: what each paper provides, and how the workflow builds, audits and scores its benchmark.
+
+`PAPERS` lists the papers (title, the world benchmarks its tables read, the tables and figures the
+world fills); the parts of a paper live in its package `itmbench.papers.<paper>` (`tables`,
+`figures`, `claims`, `statistics`, ...) and are reached through `Paper.part`, so the shared table,
+figure and claims engines dispatch on the registry instead of chains over paper names, and importing
+this module imports no paper.
 
 Each benchmark is one module (bison, mcic, eccv, bivlc, cxc) with the same interface: a config
 dataclass, `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
@@ -10,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -113,3 +119,57 @@ TASK_MODALITIES: dict[str, frozenset[str]] = {
     "cxc": frozenset({"image-text", "text-text", "image-image"}),
 }
 GALLERY_BENCHMARKS = frozenset({"retrieval", "eccv", "cxc"})
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper: its printed title, the world benchmarks its tables read, the tables and figures the world fills."""
+
+    name: str
+    title: str
+    benchmarks: tuple[str, ...]
+    world_tables: Mapping[str, str] = field(default_factory=dict)  # file stem -> printed table
+    world_figures: tuple[str, ...] = ()
+    row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
+    has_claims: bool = True
+
+    def part(self, name: str) -> ModuleType:
+        """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
+        return importlib.import_module(f"itmbench.papers.{self.name}.{name}")
+
+
+PAPERS: dict[str, Paper] = {
+    "bison": Paper(
+        "bison",
+        "BISON",
+        ("bison", "retrieval"),
+        {"table1": "Table 1", "table3": "Table 3"},
+        ("accuracy",),
+    ),
+    "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",)),
+    "eccv": Paper(
+        "eccv",
+        "ECCV Caption",
+        ("eccv",),
+        {"table4": "Table 4", "table5": "Table 5"},
+        ("ranking",),
+        row_headers={"Table 5": "metric"},
+    ),
+    "bivlc": Paper(
+        "bivlc", "BiVLC", ("bivlc",), {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"}, ("scores",)
+    ),
+    "cxc": Paper(
+        "cxc",
+        "Crisscrossed Captions",
+        ("cxc",),
+        {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
+        ("recall",),
+    ),
+}
+
+
+def paper(name: str) -> Paper:
+    """The registry entry of a paper, naming the known ones when it is unknown."""
+    if name not in PAPERS:
+        raise KeyError(f"unknown paper {name!r}; expected one of {', '.join(PAPERS)}")
+    return PAPERS[name]

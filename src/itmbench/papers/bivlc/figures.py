@@ -14,13 +14,14 @@ in the metadata, so the same answers give the same bytes on one machine.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from itmbench.papers.figures import write_figure
+from itmbench.papers.figures import grouped_bars, intervals_label, metric_series, model_label, new_figure, write_figure
+from itmbench.papers.world_cells import WorldMetrics
 from itmbench.predictions import MEAN_OF_ORDERS, ScoreOptions, read_sugarcrepe_answers, sugarcrepe_answer_table
 
 GPT4V_FOLDER = "raw.githubusercontent.com/RAIVNLab/sugar-crepe/main/gpt-4v-results"
@@ -88,3 +89,33 @@ def plot_gpt4v_accuracy(data: pd.DataFrame, prefix: str | os.PathLike, dpi: int 
     ax.legend(loc="lower left", fontsize=7, ncol=2, framealpha=0.9)
     fig.tight_layout()
     return write_figure(fig, prefix, dpi)
+
+
+# --- the world figure ------------------------------------------------------------------------------
+
+
+def bivlc_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
+    """BiVLC I2T, T2I and Group per model with intervals and the random levels."""
+    docs = metrics["bivlc"]
+    models = sorted(docs)
+    fig, axes = new_figure(8.5, 3.6)
+    ax = axes[0, 0]
+    names = (("i2t", "I2T"), ("t2i", "T2I"), ("group", "Group"))
+    series = [(label, *metric_series(docs, models, name)) for name, label in names]
+    grouped_bars(ax, [model_label(m, rows) for m in models], series)
+    chance = next(iter(docs.values())).get("chance", {})
+    for name, style in (("i2t", "--"), ("group", ":")):
+        if name in chance:
+            label = f"random I2T / T2I ({chance[name]:g}%)" if name == "i2t" else f"random Group ({chance[name]:.2f}%)"
+            ax.axhline(float(chance[name]), color="black", linestyle=style, linewidth=0.8, label=label)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("score (%)")
+    ax.set_title(f"BiVLC in the world: I2T, T2I and Group per model ({intervals_label(metrics, 'bivlc')})")
+    ax.legend(loc="upper left", fontsize=7, ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[str, str]):
+    """The paper's world figure `stem` as a matplotlib Figure."""
+    return bivlc_figure(metrics, rows)

@@ -34,6 +34,8 @@ from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_sco
 from itmbench.papers.bivlc.released import COMPARISONS
 from itmbench.papers.published import load_published
 from itmbench.papers.tables import compare, write_comparison
+from itmbench.papers.world_cells import LONG_COLUMNS as WORLD_LONG_COLUMNS
+from itmbench.papers.world_cells import WorldMetrics, long_frame, models_of
 
 # released-registry key suffix -> (file model name, row name in the paper)
 RELEASED_MODELS: dict[str, tuple[str, str]] = {
@@ -212,3 +214,36 @@ def write_released_tables(
         title = f"BiVLC {table}: rows regenerated from the released per-instance results vs published"
         paths += write_comparison(part, Path(out_dir) / f"table{number}_released", title)
     return paths
+
+
+# --- Tables 2-4 filled from the world's metrics ----------------------------------------------------
+
+
+def bivlc_world_long(metrics: WorldMetrics, rows: Mapping[str, str]) -> pd.DataFrame:
+    """BiVLC Tables 2-4 from the world's BiVLC metrics (rows named by the mapping)."""
+    docs = metrics.get("bivlc", {})
+    by_row = {rows.get(m, m): docs[m] for m in models_of(metrics, "bivlc")}
+    model_of = {rows.get(m, m): m for m in docs}
+    long = bivlc_long_table(by_row)
+    if long.empty:
+        return long_frame([])
+    long["model"] = long["row"].map(model_of)
+    return long[list(WORLD_LONG_COLUMNS)].reset_index(drop=True)
+
+
+def world_long(
+    metrics: WorldMetrics,
+    rows: Mapping[str, str],
+    kinds: Mapping[str, str],
+    options: Mapping[str, Any],
+    confidence: float,
+) -> pd.DataFrame:
+    """BiVLC's world cells (rows named by the mapping)."""
+    return bivlc_world_long(metrics, rows)
+
+
+def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[str, str]:
+    """What each world table's cells are, for its caption (printed table -> note)."""
+    return {
+        "Table 2": "Random = the world's random-embedding model.",
+    }

@@ -7,12 +7,16 @@ the COCO R@5/R@10 columns); `table5_comparison` sets it beside the printed Table
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
+
+from itmbench.papers.world_cells import WorldMetrics, cell, entry_cell, long_frame, metric_entry, models_of
 
 # Row and column labels of Table 5, in printed order.
 TABLE5_METRICS: tuple[str, ...] = (
@@ -160,3 +164,85 @@ def write_table5_comparison(
 
     title = "ECCV Caption Table 5 (Kendall tau-b between metric rankings) recomputed from Table 4 vs published"
     return write_comparison(table5_comparison(published, upper_only), prefix, title, row_header="metric")
+
+
+# --- Tables 4 and 5 filled from the world's metrics ------------------------------------------------
+
+# ECCV Table 5 metrics the world computes -> the world's metric name (mean of i2t and t2i)
+ECCV_TABLE5_WORLD: dict[str, str] = {
+    "COCO 5K R@1": "original_r1",
+    "COCO 5K R@5": "original_r5",
+    "COCO 5K R@10": "original_r10",
+    "CxC R@1": "cxc_r1",
+    "ECCV R@1": "eccv_r1",
+    "ECCV R-Precision": "eccv_r_precision",
+    "ECCV mAP@R": "eccv_map_at_r",
+    "PMRP": "pmrp",
+}
+# ECCV Table 4 (block, column) -> the world's metric name
+ECCV_TABLE4_WORLD: dict[tuple[str, str], str] = {
+    ("ECCV Caption", "mAP@R"): "eccv_map_at_r",
+    ("ECCV Caption", "R-P"): "eccv_r_precision",
+    ("ECCV Caption", "R@1"): "eccv_r1",
+    ("CxC", "R@1"): "cxc_r1",
+    ("COCO", "5K R@1"): "original_r1",
+    ("COCO", "PMRP"): "pmrp",
+}
+
+
+def eccv_table5_models(metrics: WorldMetrics, kinds: Mapping[str, str]) -> list[str]:
+    """The world models ECCV Table 5 ranks: image-text models (kind 'contrastive') with every Table 5 metric."""
+    docs = metrics.get("eccv", {})
+    return [
+        m
+        for m in models_of(metrics, "eccv")
+        if kinds.get(m, "chance" if m == "random" else "contrastive") == "contrastive"
+        and all(metric_entry(docs[m], name, f"eccv/{m}.json") is not None for name in ECCV_TABLE5_WORLD.values())
+    ]
+
+
+def eccv_world_long(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[str, str]) -> pd.DataFrame:
+    """ECCV Table 4 (per model) and Table 5 (Kendall tau-b between metric rankings over the world's models)."""
+    records: list[tuple[Any, ...]] = []
+    docs = metrics.get("eccv", {})
+    for model in models_of(metrics, "eccv"):
+        row = rows.get(model, model)
+        for (block, column), name in ECCV_TABLE4_WORLD.items():
+            entry = metric_entry(docs[model], name, f"eccv/{model}.json")
+            if entry is not None:
+                records.append(entry_cell("Table 4", block, row, column, entry, model))
+    ranked = eccv_table5_models(metrics, kinds)
+    if len(ranked) >= 2:
+        columns = [m for m in TABLE5_METRICS if m in ECCV_TABLE5_WORLD]
+        inputs = pd.DataFrame(
+            {m: [float(docs[model]["metrics"][ECCV_TABLE5_WORLD[m]]["value"]) for model in ranked] for m in columns},
+            index=ranked,
+        )
+        taus = table5_long(kendall_matrix(inputs, columns))
+        records += [
+            cell(r.table, r.block, r.row, r.column, r.value, math.nan, math.nan, "")
+            for r in taus.itertuples(index=False)
+        ]
+    return long_frame(records)
+
+
+def world_long(
+    metrics: WorldMetrics,
+    rows: Mapping[str, str],
+    kinds: Mapping[str, str],
+    options: Mapping[str, Any],
+    confidence: float,
+) -> pd.DataFrame:
+    """ECCV Caption's world cells (rows named by the mapping; Table 5 over the image-text models)."""
+    return eccv_world_long(metrics, rows, kinds)
+
+
+def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[str, str]:
+    """What each world table's cells are, for its caption (printed table -> note)."""
+    return {
+        "Table 4": "Each cell is the mean of i2t and t2i, as printed. COCO 5K R@1 = R@1 over the world's "
+        "whole test gallery with the original positives; COCO 1K R@1 and RSUM are not computed in the world.",
+        "Table 5": "Kendall tau-b (scipy) between the rankings of the world's image-text models "
+        f"({', '.join(eccv_table5_models(metrics, kinds))}) by each pair of metrics, no interval; "
+        "COCO 1K and RSUM are not computed in the world.",
+    }

@@ -1,0 +1,107 @@
+"""BISON's tables filled from the world's metrics: Table 3 (accuracy and retrieval R@K) and Table 1."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from itmbench.metrics.intervals import wilson_interval
+from itmbench.papers.world_cells import (
+    WorldMetrics,
+    cell,
+    entry_cell,
+    long_frame,
+    metric_entry,
+    models_of,
+)
+
+
+def bison_world_long(
+    metrics: WorldMetrics, rows: Mapping[str, str], table1_model: str | None = None, confidence: float = 0.95
+) -> pd.DataFrame:
+    """BISON Table 3 (BISON accuracy + retrieval R@1/R@5 per model) and Table 1 (one model's R@1 errors)."""
+    records: list[tuple[Any, ...]] = []
+    retrieval = metrics.get("retrieval", {})
+    for model in models_of(metrics, "bison"):
+        row = rows.get(model, model)
+        entry = metric_entry(metrics["bison"][model], "bison", f"bison/{model}.json")
+        if entry is not None:
+            records.append(entry_cell("Table 3", "", row, "BISON", entry, model))
+        original = retrieval.get(model, {}).get("metrics", {}).get("original", {})
+        for direction, label in (("t2i", "Image retrieval"), ("i2t", "Caption retrieval")):
+            for k in ("R@1", "R@5"):
+                cell = original.get(direction, {}).get(k)
+                if cell is not None:
+                    records.append(entry_cell("Table 3", "", row, f"{label} {k}", cell, model))
+    # Table 3 prints columns in this order: image R@1, R@5, caption R@1, R@5, BISON
+    order = {"Image retrieval R@1": 0, "Image retrieval R@5": 1, "Caption retrieval R@1": 2,
+             "Caption retrieval R@5": 3, "BISON": 4}  # fmt: skip
+    records.sort(key=lambda r: (r[2], order[r[3]]))
+    if table1_model:
+        records += bison_table1_records(retrieval, table1_model, confidence)
+    return long_frame(records)
+
+
+def bison_table1_records(
+    retrieval: Mapping[str, Mapping[str, Any]], model: str, confidence: float = 0.95
+) -> list[tuple[Any, ...]]:
+    """BISON Table 1 in the world: of a model's t2i R@1 errors (original positives), those correct by the truth."""
+    doc = retrieval.get(model)
+    if doc is None:
+        raise ValueError(
+            f"report.bison_table1_model is {model!r}, but the retrieval metrics have no such model; "
+            f"models: {sorted(retrieval)}"
+        )
+    t2i = doc.get("metrics", {})
+    try:
+        original, truth = t2i["original"]["t2i"]["R@1"], t2i["truth"]["t2i"]["R@1"]
+    except KeyError as err:
+        raise ValueError(
+            f"retrieval/{model}.json: no t2i R@1 under {err} positives; expected original and truth"
+        ) from None
+    n = int(original["n"])
+    if int(truth["n"]) != n:
+        raise ValueError(f"retrieval/{model}.json: t2i R@1 counts differ (original n={n}, truth n={truth['n']})")
+    hits_original = round(float(original["value"]) * n / 100)
+    hits_truth = round(float(truth["value"]) * n / 100)
+    if hits_truth < hits_original:
+        raise ValueError(
+            f"retrieval/{model}.json: t2i R@1 under the truth ({truth['value']}) is below the original "
+            f"({original['value']}); the truth's positives should contain the original ones"
+        )
+    errors = n - hits_original
+    correct = hits_truth - hits_original
+    records: list[tuple[Any, ...]] = []
+    for label, count in (("Recall@1 Incorrect, Human Incorrect", errors - correct),
+                         ("Recall@1 Incorrect, Human Correct", correct)):  # fmt: skip
+        lo, hi = wilson_interval(count, errors, confidence)
+        share = 100.0 * count / errors if errors else math.nan
+        records.append(cell("Table 1", "", label, "Number", count, math.nan, math.nan, model))
+        if errors:
+            records.append(cell("Table 1", "", label, "Percentage", share, 100 * lo, 100 * hi, model))
+    return records
+
+
+def world_long(
+    metrics: WorldMetrics,
+    rows: Mapping[str, str],
+    kinds: Mapping[str, str],
+    options: Mapping[str, Any],
+    confidence: float,
+) -> pd.DataFrame:
+    """BISON's world cells (rows named by the mapping; Table 1 for ``report.bison_table1_model``)."""
+    return bison_world_long(metrics, rows, options.get("bison_table1_model"), confidence)
+
+
+def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[str, str]:
+    """What each world table's cells are, for its caption (printed table -> note)."""
+    return {
+        "Table 1": "Human = the world's truth: of one world model's text-to-image R@1 errors under the "
+        "original (COCO-style) positives, those whose top image fits the caption; derived from R@1 under the "
+        "original and the complete-truth positives, which contain them. Number: count; Percentage: Wilson interval.",
+        "Table 3": "Image retrieval = text-to-image, Caption retrieval = image-to-text R@K on the world's "
+        "test split with the original positives; BISON = accuracy on the world's BISON.",
+    }
