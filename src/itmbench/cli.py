@@ -293,8 +293,8 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 
 def cmd_released_statistics(args: argparse.Namespace) -> None:
     """One paper's dataset statistics from the released files, beside the published numbers."""
+    from itmbench.papers.statistics import statistics_from_mirror
     from itmbench.report.tables import write_comparison_table
-    from itmbench.sources.statistics import statistics_from_mirror
 
     df = statistics_from_mirror(args.paper, args.raw)
     title = f"{args.paper}: dataset statistics regenerated from the released files vs published"

@@ -132,6 +132,7 @@ class Paper:
     world_figures: tuple[str, ...] = ()
     row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
     has_claims: bool = True
+    has_statistics: bool = False  # dataset statistics regenerated from its released files (`statistics`)
 
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
@@ -146,7 +147,7 @@ PAPERS: dict[str, Paper] = {
         {"table1": "Table 1", "table3": "Table 3"},
         ("accuracy",),
     ),
-    "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",)),
+    "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",), has_statistics=True),
     "eccv": Paper(
         "eccv",
         "ECCV Caption",
@@ -154,9 +155,15 @@ PAPERS: dict[str, Paper] = {
         {"table4": "Table 4", "table5": "Table 5"},
         ("ranking",),
         row_headers={"Table 5": "metric"},
+        has_statistics=True,
     ),
     "bivlc": Paper(
-        "bivlc", "BiVLC", ("bivlc",), {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"}, ("scores",)
+        "bivlc",
+        "BiVLC",
+        ("bivlc",),
+        {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"},
+        ("scores",),
+        has_statistics=True,
     ),
     "cxc": Paper(
         "cxc",
@@ -164,6 +171,7 @@ PAPERS: dict[str, Paper] = {
         ("cxc",),
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
         ("recall",),
+        has_statistics=True,
     ),
 }
 

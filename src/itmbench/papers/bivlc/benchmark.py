@@ -681,7 +681,7 @@ def _value_row(row: str, column: str, value: float) -> dict[str, Any]:
 
 def _published_rates() -> dict[str, float]:
     """The paper's survival figures: removed (%) per subset and overall, step 3 / step 4 drops (%)."""
-    from itmbench.sources.statistics import load_published
+    from itmbench.papers.statistics import load_published
 
     pub = load_published("bivlc")
 

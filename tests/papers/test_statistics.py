@@ -8,27 +8,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from itmbench.papers.bivlc.statistics import bivlc_statistics
 from itmbench.papers.cxc.released import CxcThresholds, pairs_from_raw
-from itmbench.papers.sugarcrepe.released import SUBSETS
-from itmbench.sources._common import check_schema
-from itmbench.sources.statistics import (
+from itmbench.papers.cxc.statistics import cxc_positives_per_item, cxc_rating_histogram, cxc_regenerated, cxc_statistics
+from itmbench.papers.eccv.statistics import eccv_positive_counts, eccv_statistics
+from itmbench.papers.mcic.statistics import mcic_answer_prior, mcic_statistics
+from itmbench.papers.statistics import (
     COMPARISON_SCHEMA,
     PAPERS,
-    bivlc_statistics,
     compare_with_published,
-    cxc_positives_per_item,
-    cxc_rating_histogram,
-    cxc_regenerated,
-    cxc_statistics,
-    eccv_positive_counts,
-    eccv_statistics,
     load_published,
-    mcic_answer_prior,
-    mcic_statistics,
     read_published,
     regenerated_frame,
     statistics_from_mirror,
 )
+from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.sources._common import check_schema
 
 # Every published number the released files do not reproduce, with what the files give.
 KNOWN_DISAGREEMENTS = {

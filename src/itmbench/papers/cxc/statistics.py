@@ -1,0 +1,165 @@
+"""CxC's dataset statistics regenerated from its released files, beside the published numbers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from itmbench.papers.cxc import released as cxc_source
+from itmbench.papers.statistics import compare_with_published, load_published, regenerated_frame
+from itmbench.sources._common import FLOAT, INT, STRING, typed_frame
+from itmbench.sources.released import resolve
+
+# What is known about each published number the files do not reproduce, keyed (table, row, column).
+NOTES: dict[tuple[str, str, str], str] = {
+    ("section 3 text", "STS other-modality sampling", "positive pairs"): (
+        "no count of the released aggregated files gives 20,587: other-modality (c2c_isim) STS pairs with "
+        "agg_score >= 3 number 1,092 (val) + 583 (test) = 1,675, and all STS positives 30,967; the number "
+        "may count something the released files do not hold"
+    ),
+}
+
+
+_CXC_TASK_LABEL = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
+_CXC_SPLIT_LABEL = {"val": "Validation", "test": "Test"}
+
+
+def cxc_regenerated(
+    raw: Mapping[tuple[str, str], pd.DataFrame], thresholds: cxc_source.CxcThresholds = cxc_source.CxcThresholds()
+) -> pd.DataFrame:
+    """CxC numbers regenerated from the raw rating tables {(task, split): read_cxc_csv(...)}."""
+    rows: list[tuple[str, str, str, float, str]] = []
+    files = "{sts,sis,sits}_{val,test}.csv rows"
+    table1 = "appendix Table 1"
+    for split in cxc_source.SPLITS:
+        for task in cxc_source.TASKS:
+            rows.append((table1, _CXC_SPLIT_LABEL[split], _CXC_TASK_LABEL[task], len(raw[task, split]), files))
+        total = sum(len(raw[task, split]) for task in cxc_source.TASKS)
+        rows.append((table1, _CXC_SPLIT_LABEL[split], "Total (per split)", total, files))
+    for task in cxc_source.TASKS:
+        total = sum(len(raw[task, split]) for split in cxc_source.SPLITS)
+        rows.append((table1, "Total (per task)", _CXC_TASK_LABEL[task], total, files))
+    grand = sum(len(table) for table in raw.values())
+    rows.append((table1, "Total (per task)", "Total (per split)", grand, files))
+    rows.append(("abstract", "all tasks and splits", "rated pairs", grand, files))
+    for split in cxc_source.SPLITS:
+        sits = raw["sits", split]
+        original = sits[sits["sampling_method"] == "c2i_original"]
+        label = _CXC_SPLIT_LABEL[split]
+        source = f"sits_{split}.csv rows with sampling_method c2i_original"
+        rows.append(("section 2 text", label, "MS-COCO image-caption pairs rated", len(original), source))
+        rows.append(("section 1 text", label, "captions", original["caption_id"].nunique(), source))
+        rows.append(("section 1 text", label, "images", original["image_id"].nunique(), source))
+    isim = 0
+    for split in cxc_source.SPLITS:
+        sts = raw["sts", split]
+        isim += int(((sts["sampling_method"] == "c2c_isim") & (sts["agg_score"] >= thresholds.sts)).sum())
+    rows.append(
+        (
+            "section 3 text",
+            "STS other-modality sampling",
+            "positive pairs",
+            isim,
+            f"sts_{{val,test}}.csv c2c_isim rows with agg_score >= {thresholds.sts:g}",
+        )
+    )
+    return regenerated_frame(rows)
+
+
+def cxc_statistics(
+    raw: Mapping[tuple[str, str], pd.DataFrame], thresholds: cxc_source.CxcThresholds = cxc_source.CxcThresholds()
+) -> pd.DataFrame:
+    """CxC appendix Table 1 and the dataset numbers of the text, beside the published values."""
+    return compare_with_published(cxc_regenerated(raw, thresholds), load_published("cxc"), "cxc")
+
+
+def cxc_rating_histogram(tables: Mapping[tuple[str, str], pd.DataFrame], bin_width: float = 0.5) -> pd.DataFrame:
+    """Counts of mean ratings per score bin, per task, split and sampling (the paper's Fig. 3).
+
+    Sampling is 'intramodal sampling' (other-modality selection), 'same example' (original
+    MS-COCO pairs: co-captions for STS, image-caption pairs for SITS) or 'all'. Bins are
+    [left, left + bin_width), the last one closed at 5. Columns: task, split, sampling: string,
+    bin_left, bin_right: float64, count: int64, share: float64 (of the group).
+    """
+    low, high = cxc_source.SCORE_RANGE
+    n_bins = int(round((high - low) / bin_width))
+    if n_bins <= 0 or not np.isclose(n_bins * bin_width, high - low):
+        raise ValueError(f"bin_width must divide the score range {low}-{high}, got {bin_width}")
+    edges = low + bin_width * np.arange(n_bins + 1)
+    cols: dict[str, list] = {
+        name: [] for name in ("task", "split", "sampling", "bin_left", "bin_right", "count", "share")
+    }
+    for (task, split), table in tables.items():
+        same = table["sampling_method"].isin(cxc_source.SAME_EXAMPLE_METHODS)
+        groups = {"intramodal sampling": table[~same], "same example": table[same], "all": table}
+        for sampling, group in groups.items():
+            if sampling != "all" and group.empty:
+                continue
+            index = np.clip(np.floor((group["agg_score"].to_numpy() - low) / bin_width).astype(int), 0, n_bins - 1)
+            counts = np.bincount(index, minlength=n_bins)
+            for b in range(n_bins):
+                cols["task"].append(task)
+                cols["split"].append(split)
+                cols["sampling"].append(sampling)
+                cols["bin_left"].append(float(edges[b]))
+                cols["bin_right"].append(float(edges[b + 1]))
+                cols["count"].append(int(counts[b]))
+                cols["share"].append(float(counts[b] / len(group)) if len(group) else float("nan"))
+    schema = {
+        "task": STRING,
+        "split": STRING,
+        "sampling": STRING,
+        "bin_left": FLOAT,
+        "bin_right": FLOAT,
+        "count": INT,
+        "share": FLOAT,
+    }
+    return typed_frame(cols, schema)
+
+
+def cxc_positives_per_item(
+    tables: Mapping[tuple[str, str], pd.DataFrame], thresholds: cxc_source.CxcThresholds = cxc_source.CxcThresholds()
+) -> pd.DataFrame:
+    """Distribution of the number of positive partners per rated item (the paper's Fig. 4).
+
+    Items are those rated in the task and split (so 0 counts items with no positive). STS counts
+    caption partners per caption, SIS image partners per image (both symmetric), SITS images per
+    caption and captions per image. Columns: task, split, item: string, n_positives: int64,
+    n_items: int64.
+    """
+    cols: dict[str, list] = {name: [] for name in ("task", "split", "item", "n_positives", "n_items")}
+    for (task, split), table in tables.items():
+        a, b = cxc_source.ITEM_COLUMNS[task]
+        positive = table["agg_score"] >= thresholds.for_task(task)
+        if task in cxc_source.SYMMETRIC_TASKS:
+            items = pd.concat([table[f"{a}_id"], table[f"{b}_id"]])
+            hits = pd.concat([table.loc[positive, f"{a}_id"], table.loc[positive, f"{b}_id"]])
+            per_kind = {"caption" if task == "sts" else "image": (items, hits)}
+        else:
+            per_kind = {
+                "caption": (table["caption_id"], table.loc[positive, "caption_id"]),
+                "image": (table["image_id"], table.loc[positive, "image_id"]),
+            }
+        for kind, (items, hits) in per_kind.items():
+            counts = hits.value_counts().reindex(items.unique(), fill_value=0)
+            distribution = counts.value_counts().sort_index()
+            for n_positives, n_items in distribution.items():
+                cols["task"].append(task)
+                cols["split"].append(split)
+                cols["item"].append(kind)
+                cols["n_positives"].append(int(n_positives))
+                cols["n_items"].append(int(n_items))
+    return typed_frame(cols, {"task": STRING, "split": STRING, "item": STRING, "n_positives": INT, "n_items": INT})
+
+
+def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
+    """Regenerate the paper's dataset statistics from the released files in a mirror folder."""
+    raw = {
+        (task, split): cxc_source.read_cxc_csv(resolve(f"cxc_{task}_{split}", mirror, must_exist=True), task, split)
+        for task in cxc_source.TASKS
+        for split in cxc_source.SPLITS
+    }
+    return cxc_statistics(raw)
