@@ -2,7 +2,7 @@
 
 One entry point, `score_predictions(kind, paths, ...)`, returns a JSON-able dict
 ``{"kind", "options", "systems": {label: {"files", "metrics": {name: {value, lo, hi, n}}, ...}}}``
-(values in percent, as the papers print them), and `main(argv)` / `add_arguments` + `run` give the
+(values in percent, as the papers print them), and `itmbench.cli.predictions` gives the
 CLI ``itmbench score-predictions KIND FILES... [--annotations A] [--positives P...] [--out-dir D]``,
 which prints that JSON and, with --out-dir, writes ``metrics.json`` and ``metrics.{csv,md,tex}``.
 
@@ -55,7 +55,6 @@ import argparse
 import json
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -66,7 +65,6 @@ import pandas as pd
 
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
-from itmbench.predictions_args import KINDS, add_arguments  # noqa: E402,F401  (light: the CLI's parser reads them)
 from itmbench.sources._common import SourceFormatError, parse_int, read_json_file
 
 DIRECTIONS: dict[str, str] = {"i2t": "image_to_caption", "t2i": "caption_to_image"}
@@ -628,7 +626,7 @@ def score_predictions(
     elif kind == "sugarcrepe_gpt4v":
         systems = score_sugarcrepe_answers(files, options, label or "GPT-4V")
     else:
-        raise ValueError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise ValueError(f"unknown prediction kind {kind!r}; expected bison, ranked, bivlc or sugarcrepe_gpt4v")
     return {"kind": kind, "options": {**asdict(options), "ks": list(options.ks)}, "systems": systems}
 
 
@@ -681,20 +679,3 @@ def run(args: argparse.Namespace) -> int:
     if args.out_dir:
         write_outputs(result, args.out_dir)
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`itmbench score-predictions` as a standalone entry point; a bad input prints one error line and returns 2."""
-    parser = add_arguments(
-        argparse.ArgumentParser(prog="itmbench score-predictions", description=__doc__.splitlines()[0])
-    )
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except (ValueError, KeyError, FileNotFoundError) as err:
-        print(f"itmbench score-predictions: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,18 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from itmbench.cli import main as cli_main
+from itmbench.cli.predictions import add_arguments, run
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.papers.bivlc.released import RESULT_COLUMNS
-from itmbench.predictions import (
-    ScoreOptions,
-    add_arguments,
-    bootstrap_mean_interval,
-    main,
-    run,
-    score_predictions,
-)
+from itmbench.predictions import ScoreOptions, bootstrap_mean_interval, score_predictions
 
 FAST = ScoreOptions(n_boot=200)
+
+
+def main(argv: list[str]) -> int:
+    """`itmbench score-predictions ARGV...`."""
+    return cli_main(["score-predictions", *argv])
 
 
 def _write_json(path: Path, obj: object) -> Path:
@@ -433,10 +433,8 @@ def test_main_reports_bad_input_in_one_line(tmp_path: Path, capsys: pytest.Captu
     ann = _bison_annotations(tmp_path / "ann.json", n=2)
     preds = _write_json(tmp_path / "preds.json", [{"bison_id": 0, "predicted_image_id": 3}])
     assert main(["bison", str(preds), "--annotations", str(ann)]) == 2
-    err = capsys.readouterr().err
-    assert (
-        err.startswith("itmbench score-predictions: error: ") and str(preds) in err and "[0].predicted_image_id" in err
-    )
+    line = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("itmbench score-predictions: error: "))
+    assert str(preds) in line and "[0].predicted_image_id" in line
 
 
 def test_arguments_fit_a_subparser(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,13 +18,14 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # the registry imports nothing heavy: building the CLI's parser reads it
+    import pandas as pd
 
-from itmbench.world.generate import World, WorldConfig
+    from itmbench.world.generate import World, WorldConfig
 
-Tables = dict[str, pd.DataFrame]
+Tables = dict[str, "pd.DataFrame"]
 
 
 def _world_cfg_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, Any]:

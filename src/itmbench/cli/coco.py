@@ -1,6 +1,6 @@
 """The `coco` source's commands: COCO items, TROHN hard negatives (LLM captions, SDXL-DPO images), fine-tuning.
 
-Kept apart from cli.py so the world's commands stay short; `cli.build_parser` registers these.
+`itmbench.cli.build_parser` registers these.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The arguments of `itmbench score-predictions`, apart from the scoring code, so that building the
-CLI's parser (every job of the DAG does) imports neither pandas nor scipy."""
+"""`itmbench score-predictions`: predictions made elsewhere, in the papers' released formats.
+
+The arguments live apart from the scoring code (`itmbench.predictions`), so that building the CLI's
+parser (every job of the DAG does) imports neither pandas nor scipy."""
 
 from __future__ import annotations
 
@@ -37,3 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from itmbench import predictions
 
     return predictions.run(args)
+
+
+def add_commands(add, sub) -> None:
+    """Register `score-predictions`."""
+    sp = add("score-predictions", run, "score predictions made elsewhere (the papers' released formats)")
+    add_arguments(sp)

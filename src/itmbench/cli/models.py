@@ -1,0 +1,114 @@
+"""`itmbench train`, `embed`, `train-ffnn`: training the baselines and embedding each item once per model."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from itmbench.cli._args import (
+    json_arg,
+    set_threads,
+)
+
+log = logging.getLogger("itmbench")
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    """Train a model by its spec's trainer (the registry in itmbench.train)."""
+    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.train import TrainConfig, trainer
+
+    set_threads(args.threads)
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
+    cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
+    init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
+    summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
+    log.info("trained %s: best epoch %s, val R@1 %s", spec.name, summary["best_epoch"], summary.get("val_r1", "-"))
+
+
+def cmd_embed(args: argparse.Namespace) -> None:
+    """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
+    import pandas as pd
+
+    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.scoring.embed import (
+        ItemStore,
+        embed_items,
+        embed_items_on_devices,
+        folder_items,
+        visible_devices,
+        write_embeddings,
+    )
+
+    set_threads(args.threads)
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
+    devices = visible_devices(args.devices)
+    if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
+        emb = embed_items_on_devices(
+            args.spec,
+            args.model,
+            args.checkpoint,
+            args.items,
+            args.extra_items,
+            items,
+            devices,
+            args.batch_size,
+            args.threads,
+        )
+    else:
+        encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
+        store = ItemStore(args.items, args.extra_items, image_size=getattr(encoder, "image_size", 224))
+        emb = embed_items(encoder, store, items, args.batch_size)
+    write_embeddings(args.out, emb)
+    log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
+
+
+def cmd_train_ffnn(args: argparse.Namespace) -> None:
+    """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
+    from itmbench.models.option_scorer import train_ffnn
+    from itmbench.models.registry import ModelSpec
+    from itmbench.papers.mcic import benchmark as mcic
+    from itmbench.scoring.embed import EmbeddingCache
+
+    set_threads(args.threads)
+    spec = ModelSpec.from_dict(args.model, args.spec)
+    train = mcic.read(args.train_bench)["examples"]
+    dev = mcic.read(args.dev_bench)["examples"]
+    dev = dev[dev["split"] == args.dev_split]
+    summary = train_ffnn(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
+    log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
+
+
+def add_commands(add, sub) -> None:
+    """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
+    for name, func, help_ in (("train", cmd_train, "train a model"), ("embed", cmd_embed, "embed items once")):
+        sp = add(name, func, help_)
+        sp.add_argument("--model", required=True)
+        sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
+        sp.add_argument("--items", required=True)
+        sp.add_argument("--out", required=True)
+        sp.add_argument("--threads", type=int, default=1)
+        sp.add_argument("--device", default="auto")
+    sub.choices["train"].add_argument("--train", type=json_arg, required=True, help="params.yaml `train` as JSON")
+    sub.choices["train"].add_argument("--history", required=True)
+    sub.choices["train"].add_argument("--init", default=None, help="checkpoint to start from (the spec's `init`)")
+    sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
+    sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
+    sub.choices["embed"].add_argument("--checkpoint", default=None)
+    sub.choices["embed"].add_argument("--batch-size", type=int, default=256)
+    sub.choices["embed"].add_argument("--extra-items", nargs="*", default=[], help="item folders benchmarks added")
+    sub.choices["embed"].add_argument(
+        "--devices", default="1", help="N or 'all': split item batches across N CUDA devices, else N CPU shards"
+    )
+    sp = add("train-ffnn", cmd_train_ffnn, "train MCIC's FFNN option scorer")
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
+    sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")
+    sp.add_argument("--dev-bench", required=True, help="the MCIC folder with the dev split (epoch selection)")
+    sp.add_argument("--dev-split", default="dev")
+    sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + dev)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--history", required=True)
+    sp.add_argument("--threads", type=int, default=1)

@@ -1,0 +1,79 @@
+"""`itmbench fetch`, `released-statistics`, `released-paper-tables`, `build-coco-benchmark`: released files."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from itmbench.cli._args import (
+    json_arg,
+)
+from itmbench.papers.registry import PAPERS
+
+log = logging.getLogger("itmbench")
+
+
+def cmd_fetch(args: argparse.Namespace) -> None:
+    """Fetch one declared released file through DVC (URL or mirror), md5-checked, atomically."""
+    from itmbench.sources.fetch import fetch_released
+
+    md5 = fetch_released(args.key, args.out, args.mirror or None)
+    log.info("fetched %s -> %s (md5 %s)", args.key, args.out, md5)
+
+
+def cmd_released_statistics(args: argparse.Namespace) -> None:
+    """One paper's dataset statistics from the released files, beside the published numbers."""
+    from itmbench.papers.statistics import statistics_from_mirror
+    from itmbench.report.tables import write_comparison_table
+
+    df = statistics_from_mirror(args.paper, args.raw)
+    title = f"{args.paper}: dataset statistics regenerated from the released files vs published"
+    write_comparison_table(df, Path(args.out_csv).with_suffix(""), title)
+    log.info("%s statistics: %s", args.paper, df["status"].value_counts().to_dict())
+
+
+def cmd_released_paper_tables(args: argparse.Namespace) -> None:
+    """The paper tables, figure and claims that follow from released files, beside the published values."""
+    from itmbench.papers.bivlc.figures import gpt4v_figure_data, plot_gpt4v_accuracy
+    from itmbench.papers.bivlc.tables import write_released_tables
+    from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
+    from itmbench.papers.eccv.tables import write_table5_comparison
+
+    out = Path(args.out_dir)
+    write_released_tables(args.raw, out / "tables" / "bivlc")
+    write_table5_comparison(out / "tables" / "eccv" / "table5")
+    plot_gpt4v_accuracy(gpt4v_figure_data(args.raw), out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
+    import pandas as pd
+
+    claims = pd.concat([claims_table(published_results()), claims_table(released_results(args.raw))], ignore_index=True)
+    write_claims_table(claims, out / "tables" / "claims" / "claims", "Claims on the published and the released numbers")
+
+
+def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
+    """Build one benchmark of the coco source from its released files and the COCO items."""
+    from itmbench.sources.coco_benchmarks import build_coco_benchmark
+
+    released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
+    log.info("coco %s: %s; %s", args.name, {k: len(v) for k, v in released.tables.items()}, released.log)
+
+
+def add_commands(add, sub) -> None:
+    """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
+    sp = add("fetch", cmd_fetch, "fetch a released file through DVC, md5-checked")
+    sp.add_argument("--key", required=True, help="key in src/itmbench/sources/released.yaml")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--mirror", default=None, help="mirror folder or base URL (<host>/<path> layout)")
+    sp = add("released-statistics", cmd_released_statistics, "dataset statistics from the released files")
+    sp.add_argument("--paper", required=True, choices=[n for n, p in PAPERS.items() if p.has_statistics])
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--out-csv", required=True)
+    sp = add("released-paper-tables", cmd_released_paper_tables, "paper tables and figures from released files")
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--out-dir", required=True)
+    sp = add("build-coco-benchmark", cmd_build_coco_benchmark, "a benchmark of the coco source from its released files")
+    sp.add_argument("--name", required=True, help="bison, mcic, eccv, cxc, bivlc or retrieval")
+    sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
+    sp.add_argument("--items", required=True, help="the COCO items folder (itmbench coco-items)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `coco_benchmarks.<name>` as JSON")
+    sp.add_argument("--out", required=True)

@@ -1,0 +1,96 @@
+"""`itmbench world`, `build-retrieval`, `build-benchmark`, `audit-benchmark`: the world and its benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from itmbench.cli._args import (
+    json_arg,
+)
+
+log = logging.getLogger("itmbench")
+
+
+def cmd_world(args: argparse.Namespace) -> None:
+    """Generate the world's items."""
+    from itmbench.world.generate import WorldConfig, generate_world, write_world
+
+    cfg = WorldConfig.from_dict(args.config)
+    world = generate_world(cfg)
+    write_world(world, args.out)
+    log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
+
+
+def cmd_build_retrieval(args: argparse.Namespace) -> None:
+    """Build the world's retrieval benchmark (original and complete-truth positives)."""
+    from itmbench.papers.retrieval.benchmark import build_world_retrieval, write_retrieval
+    from itmbench.world.generate import WorldConfig, read_world
+
+    cfg = WorldConfig.from_dict(args.world)
+    items, positives = build_world_retrieval(read_world(args.items), args.split, cfg.relation_margin, cfg.max_objects)
+    write_retrieval(items, positives, args.out)
+    counts = positives.groupby("positive_set").size().to_dict()
+    log.info("retrieval on %s: %d items; positives %s", args.split, len(items), counts)
+
+
+def _dep_dirs(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--dep {pair!r}: expected NAME=DIR")
+        out[name] = path
+    return out
+
+
+def cmd_build_benchmark(args: argparse.Namespace) -> None:
+    """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
+    from itmbench.papers.registry import benchmark
+    from itmbench.world.generate import WorldConfig, read_world
+
+    entry = benchmark(args.name)
+    deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
+    tables = entry.build(read_world(args.items), args.config, WorldConfig.from_dict(args.world), deps)
+    entry.module.write(tables, args.out)
+    log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
+
+
+def cmd_audit_benchmark(args: argparse.Namespace) -> None:
+    """The audit table of one world benchmark against the complete truth."""
+    from itmbench.papers.registry import benchmark
+    from itmbench.report.tables import write_table
+    from itmbench.world.generate import WorldConfig, read_world
+
+    entry = benchmark(args.name)
+    tables = entry.module.read(args.bench)
+    audit = entry.audit(read_world(args.items), tables, args.config, WorldConfig.from_dict(args.world))
+    title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
+    write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
+
+
+def add_commands(add, sub) -> None:
+    """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
+    sp = add("world", cmd_world, "generate the world's items")
+    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `world` section as JSON")
+    sp.add_argument("--out", required=True)
+    sp = add("build-retrieval", cmd_build_retrieval, "build the world's retrieval benchmark")
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--world", type=json_arg, required=True)
+    sp.add_argument("--split", default="test")
+    sp.add_argument("--out", required=True)
+    sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--world", type=json_arg, required=True)
+    sp.add_argument("--config", type=json_arg, required=True, help="the benchmark's params.yaml section as JSON")
+    sp.add_argument("--dep", action="append", default=[], help="NAME=DIR of a benchmark this one builds on")
+    sp.add_argument("--out", required=True)
+    sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--bench", required=True)
+    sp.add_argument("--world", type=json_arg, required=True)
+    sp.add_argument("--config", type=json_arg, required=True)
+    sp.add_argument("--out-csv", required=True)
