@@ -226,6 +226,10 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
     (lab_a / "params.yaml").write_text(yaml.safe_dump(full, sort_keys=False))
     res = snakemake(lab_a)
     assert res.returncode == 0, failure(lab_a, res)
+    # the tables' titles name the level the intervals were computed at
+    for title in ("results/world/tables/retrieval/retrieval.md", "results/world/tables/bison/bison.md"):
+        text = (lab_a / title).read_text()
+        assert "90% intervals" in text and "95% intervals" not in text, (title, text[:300])
     _run(lab_a, sys.executable, "-m", "itmbench.cli", "share")
     _git(lab_a, "add", "-A")
     _git(lab_a, "commit", "-qm", "90% intervals")

@@ -167,14 +167,19 @@ def rerank_note(bench):
     return f"; {', '.join(GALLERY_CROSS)} re-rank {SHORTLIST}'s top {SHORTLIST_K} per query"
 
 
+def interval_level():
+    """The interval level the score jobs compute (params.yaml score.confidence), as a table title says it."""
+    return f"{100 * config['score']['confidence']:g}% intervals"
+
+
 def get_bench_title(wildcards):
-    return f"{wildcards.bench} in the world: every model (%, 95% intervals{rerank_note(wildcards.bench)})"
+    return f"{wildcards.bench} in the world: every model (%, {interval_level()}{rerank_note(wildcards.bench)})"
 
 
 def get_retrieval_title(wildcards):
     return (
         "COCO-style retrieval on the world's test split: R@K (%) and median rank, "
-        f"95% intervals{rerank_note(wildcards.benchmark)}"
+        f"{interval_level()}{rerank_note(wildcards.benchmark)}"
     )
 
 
