@@ -48,9 +48,10 @@ def _limit_threads(threads: int) -> None:
 
 def cmd_world(args: argparse.Namespace) -> None:
     """Generate the world's items."""
+    from itmbench.params import make_config
     from itmbench.world.generate import WorldConfig, generate_world, write_world
 
-    cfg = WorldConfig.from_dict(args.config)
+    cfg = make_config(WorldConfig, args.config)
     world = generate_world(cfg)
     write_world(world, args.out)
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
@@ -59,9 +60,10 @@ def cmd_world(args: argparse.Namespace) -> None:
 def cmd_build_retrieval(args: argparse.Namespace) -> None:
     """Build the world's retrieval benchmark (original and complete-truth positives)."""
     from itmbench.papers.retrieval.benchmark import build_world_retrieval, write_retrieval
+    from itmbench.params import make_config
     from itmbench.world.generate import WorldConfig, read_world
 
-    cfg = WorldConfig.from_dict(args.world)
+    cfg = make_config(WorldConfig, args.world)
     items, positives = build_world_retrieval(read_world(args.items), args.split, cfg.relation_margin, cfg.max_objects)
     write_retrieval(items, positives, args.out)
     counts = positives.groupby("positive_set").size().to_dict()
@@ -81,11 +83,12 @@ def _dep_dirs(pairs: list[str]) -> dict[str, str]:
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
     """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
     from itmbench.papers.registry import benchmark
+    from itmbench.params import make_config
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
     deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
-    tables = entry.build(read_world(args.items), args.config, WorldConfig.from_dict(args.world), deps)
+    tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
     entry.module.write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
 
@@ -93,12 +96,13 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
 def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     """The audit table of one world benchmark against the complete truth."""
     from itmbench.papers.registry import benchmark
+    from itmbench.params import make_config
     from itmbench.report.tables import write_table
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
     tables = entry.module.read(args.bench)
-    audit = entry.audit(read_world(args.items), tables, args.config, WorldConfig.from_dict(args.world))
+    audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
     write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
 
@@ -166,13 +170,14 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
 
 def cmd_train(args: argparse.Namespace) -> None:
     """Train a model by its spec's trainer (the registry in itmbench.train)."""
-    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.models.registry import model_spec, pick_device
+    from itmbench.params import make_config
     from itmbench.train import TrainConfig, trainer
 
     _set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
-    cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
+    cfg = make_config(TrainConfig, {**args.train, **spec.train})  # the model's own overrides win
     init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
     summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
     log.info("trained %s: best epoch %s, val R@1 %s", spec.name, summary["best_epoch"], summary.get("val_r1", "-"))
@@ -182,7 +187,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, model_spec, pick_device
     from itmbench.scoring.embed import (
         ItemStore,
         embed_items,
@@ -193,7 +198,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
     )
 
     _set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
     devices = visible_devices(args.devices)
     if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
@@ -390,9 +395,10 @@ def cmd_train_diffusion(args: argparse.Namespace) -> None:
     """Train the world's text-to-image diffusion model (model.pt, history.json in --out)."""
     from itmbench.models.registry import pick_device
     from itmbench.negatives.diffusion import DiffusionConfig, train_diffusion
+    from itmbench.params import make_config
 
     _set_threads(args.threads)
-    cfg = DiffusionConfig.from_dict(args.config)
+    cfg = make_config(DiffusionConfig, args.config)
     history = train_diffusion(args.items, cfg, args.out, str(pick_device(args.device)))
     log.info("diffusion: %s, final loss %.4f", history["timing"][-1], history["log"][-1]["loss"])
 
@@ -401,9 +407,10 @@ def cmd_train_recognizer(args: argparse.Namespace) -> None:
     """Train the pixel recognizer on rendered scenes (model.pt, history.json, metrics.json in --out)."""
     from itmbench.models.registry import pick_device
     from itmbench.negatives.recognizer import RecognizerConfig, train_recognizer
+    from itmbench.params import make_config
 
     _set_threads(args.threads)
-    cfg = RecognizerConfig.from_dict(args.config)
+    cfg = make_config(RecognizerConfig, args.config)
     out = train_recognizer(args.items, cfg, args.out, str(pick_device(args.device)))
     log.info("recognizer: %s; val %s", out["history"]["timing"], {k: out["metrics"][k] for k in ("scene_exact",)})
 
@@ -411,9 +418,10 @@ def cmd_train_recognizer(args: argparse.Namespace) -> None:
 def _bivlc_config(section: dict, world: dict):
     """BiVLC's typed config with the world's truth settings (as the benchmark registry makes it)."""
     from itmbench.papers.registry import benchmark
+    from itmbench.params import make_config
     from itmbench.world.generate import WorldConfig
 
-    return benchmark("bivlc").config(section, WorldConfig.from_dict(world))
+    return benchmark("bivlc").config(section, make_config(WorldConfig, world))
 
 
 def _diffusion_generator(cfg, image_size: int, args: argparse.Namespace):
@@ -447,12 +455,13 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
     from itmbench.negatives.filter_rates import FilterRateConfig, filter_rate_table, run_filters, sample_instances
     from itmbench.negatives.images import make_generator
     from itmbench.papers.bivlc.benchmark import sugarcrepe_instances
+    from itmbench.params import make_config
     from itmbench.report.tables import write_table
     from itmbench.world.generate import read_world
 
     _set_threads(args.threads)
     cfg = _bivlc_config(args.config, args.world)
-    rates = FilterRateConfig.from_dict(args.filter)
+    rates = make_config(FilterRateConfig, args.filter)
     world = read_world(args.items)
     size = int(world.images.shape[1])
     sample = sample_instances(sugarcrepe_instances(world, cfg)[0], rates.sample, rates.seed)
@@ -581,12 +590,12 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
     import time
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, model_spec, pick_device
     from itmbench.scoring.embed import EmbeddingCache, ItemStore
     from itmbench.scoring.pairs import write_pair_scores
 
     _set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
     if not hasattr(scorer, "score_pairs"):
         raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")
@@ -614,12 +623,12 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
     from itmbench.models.option_scorer import train_ffnn
-    from itmbench.models.registry import ModelSpec
+    from itmbench.models.registry import model_spec
     from itmbench.papers.mcic import benchmark as mcic
     from itmbench.scoring.embed import EmbeddingCache
 
     _set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     train = mcic.read(args.train_bench)["examples"]
     dev = mcic.read(args.dev_bench)["examples"]
     dev = dev[dev["split"] == args.dev_split]

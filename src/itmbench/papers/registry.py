@@ -1,7 +1,8 @@
 """The benchmark registry: how the workflow builds, audits and scores each world benchmark.
 
-Each benchmark is one module (bison, mcic, eccv, bivlc, cxc) with the same interface: a config
-dataclass, `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
+Each benchmark is one package (bison, mcic, eccv, bivlc, cxc) with the same interface: a config
+dataclass (its `config` module; the params schema states its fields' defaults), and in its `benchmark`
+module `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
 place that knows what each build needs beyond the world (the world's truth settings, another
 benchmark's tables) and whether it adds new items (BiVLC's generated images and captions).
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from itmbench.params import make_config
 from itmbench.world.generate import World, WorldConfig
 
 Tables = dict[str, pd.DataFrame]
@@ -61,8 +63,8 @@ class BenchmarkEntry:
 
     def config(self, section: dict[str, Any], world_cfg: WorldConfig) -> Any:
         """The typed config from the params section (unknown keys are named)."""
-        cls = getattr(self.module, self.config_class)
-        return cls.from_dict(_truth_settings(section, world_cfg) if self.truth_in_config else dict(section))
+        cls = getattr(importlib.import_module(f"itmbench.papers.{self.name}.config"), self.config_class)
+        return make_config(cls, _truth_settings(section, world_cfg) if self.truth_in_config else section)
 
     def build(
         self, world: World, section: dict[str, Any], world_cfg: WorldConfig, deps: Mapping[str, Tables]
