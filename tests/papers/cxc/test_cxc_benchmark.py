@@ -15,7 +15,7 @@ import torch
 from itmbench.papers.cxc import benchmark as cxc
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SAMPLING_METHODS, TASKS, pairs_schema
-from itmbench.params import make_config
+from itmbench.params import make_config, section_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.world.captions import CaptionStructure, Mention
@@ -68,6 +68,12 @@ def test_config_rejects_unknown_keys_and_bad_values():
         make_config(CxcConfig, splits=("val",), score_split="test")
     with pytest.raises(ValueError, match="sits_query"):
         make_config(CxcConfig, sits_query="both")
+
+
+def test_schema_section_types():
+    """Every cxc parameter is a plain value (tests/test_params_schema.py checks fields and defaults)."""
+    for name, prop in section_schema("cxc")["properties"].items():
+        assert prop["type"] in {"integer", "number", "string", "array"}, name
 
 
 def test_build_is_deterministic_and_seeded(world, cfg, tables):
