@@ -23,7 +23,7 @@ import torch
 
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.option_scorer import OptionNet, OptionScorer
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder, model_spec
 from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.scoring.embed import ItemStore, embed_items
 
@@ -58,9 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     c_ids, i_ids = np.repeat(cap_sample, len(images)), np.tile(images, len(cap_sample))
     texts = pd.read_parquet(data / "items" / "captions.parquet")["text"].tolist()
     tokenizer = WordTokenizer.fit(texts, context_length=32, vocab_size=256)
-    coca = build_captioner(ModelSpec("coca", "coca", arch="itm-coca-tiny"), torch.device("cpu"), tokenizer=tokenizer)
+    coca = build_captioner(
+        model_spec("coca", {"family": "coca", "arch": "itm-coca-tiny"}), torch.device("cpu"), tokenizer=tokenizer
+    )
     ffnn = OptionScorer(OptionNet(64, 256))
-    clip = build_encoder(ModelSpec("clip", "open_clip", arch="itm-clip-tiny"), torch.device("cpu"))
+    clip = build_encoder(model_spec("clip", {"family": "open_clip", "arch": "itm-clip-tiny"}), torch.device("cpu"))
     rows = []
     t0 = time.time()
     coca.score_pairs(store, c_ids, i_ids)

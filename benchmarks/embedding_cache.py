@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+from itmbench.models.registry import build_encoder, model_spec, pick_device
 from itmbench.scoring.embed import ItemStore, embed_items, folder_items
 
 
@@ -45,7 +45,7 @@ def forward_pass_counts(data: Path, splits: list[str]) -> pd.DataFrame:
 
 def throughput(data: Path, arch: str, device: torch.device, n: int, runs: int, batch: int) -> dict[str, float]:
     """Median images/s and captions/s of the pipeline and of a bare forward loop."""
-    spec = ModelSpec.from_dict("bench", {"family": "open_clip", "arch": arch})
+    spec = model_spec("bench", {"family": "open_clip", "arch": arch})
     enc = build_encoder(spec, device)
     items = folder_items(data / "items", ["test"])
     images = items[items["kind"] == "image"].head(n)

@@ -16,7 +16,8 @@ import time
 
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder, model_spec
+from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import adamw
 
@@ -24,10 +25,10 @@ from itmbench.train.loop import adamw
 def pairs_per_s(arch: str, threads: int, batch: int, steps: int, runs: int, fused: bool) -> float:
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    encoder = build_encoder(ModelSpec.from_dict("bench", {"family": "open_clip", "arch": arch}), torch.device("cpu"))
+    encoder = build_encoder(model_spec("bench", {"family": "open_clip", "arch": arch}), torch.device("cpu"))
     model = encoder.model
     size = encoder.image_size
-    opt = adamw(model, TrainConfig(), fused=fused)
+    opt = adamw(model, make_config(TrainConfig), fused=fused)
     images = torch.randn(batch, 3, size, size)
     tokens = encoder.text_tensor([f"a red circle left of {k} blue squares" for k in range(batch)]).cpu()
     labels = torch.arange(batch)

@@ -14,8 +14,10 @@ import pytest
 import torch
 
 from itmbench.cli import main
-from itmbench.models.registry import ModelSpec, build_encoder, register_local_configs
+from itmbench.models.registry import build_encoder, model_spec, register_local_configs
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.params import make_config
 from itmbench.scoring.embed import (
     EmbeddingCache,
     ItemStore,
@@ -34,9 +36,9 @@ SPEC = {"family": "open_clip", "arch": "itm-clip-tiny"}
 def setup(tmp_path_factory):
     """A tiny world with its BiVLC, and a random-weight model saved as a checkpoint."""
     root = tmp_path_factory.mktemp("dev")
-    world = generate_world(WorldConfig(n_train=8, n_val=4, n_test=40))
+    world = generate_world(make_config(WorldConfig, n_train=8, n_val=4, n_test=40))
     write_world(world, root / "items")
-    bivlc.write(bivlc.build(world, bivlc.BiVLCConfig()), root / "bivlc")
+    bivlc.write(bivlc.build(world, make_config(BiVLCConfig)), root / "bivlc")
     register_local_configs()
     torch.manual_seed(3)
     model = open_clip.create_model("itm-clip-tiny")
@@ -81,7 +83,7 @@ def test_three_cpu_shards_give_the_same_embeddings_as_one_device(setup, sharded)
     """The library path: identical bits (same batches, one thread per worker and in the single run)."""
     root = setup
     torch.set_num_threads(1)
-    enc = build_encoder(ModelSpec.from_dict("m", SPEC), torch.device("cpu"), root / "model.pt")
+    enc = build_encoder(model_spec("m", SPEC), torch.device("cpu"), root / "model.pt")
     one = embed_items(enc, ItemStore(root / "items", [root / "bivlc" / "extra_items"]), _items(root), batch_size=7)
     assert len(one["image_ids"]) > 3 * 7  # every shard has work
     for key in one:
@@ -108,7 +110,7 @@ def test_embed_command_with_devices_writes_the_same_cache(setup, tmp_path):
 def test_bivlc_per_instance_scores_do_not_depend_on_batch_size_or_devices(setup, sharded, tmp_path):
     root = setup
     torch.set_num_threads(1)
-    enc = build_encoder(ModelSpec.from_dict("m", SPEC), torch.device("cpu"), root / "model.pt")
+    enc = build_encoder(model_spec("m", SPEC), torch.device("cpu"), root / "model.pt")
     store = ItemStore(root / "items", [root / "bivlc" / "extra_items"])
     tables = bivlc.read(root / "bivlc")
     runs = {f"batch {b}": embed_items(enc, store, _items(root), batch_size=b) for b in (1, 7, 256)}

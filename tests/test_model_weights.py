@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from itmbench.models import registry
-from itmbench.models.registry import ModelSpec, build_encoder, checkpoint_state_dict, register_local_configs
+from itmbench.models.registry import ModelSpec, build_encoder, checkpoint_state_dict, model_spec, register_local_configs
 
 CPU = torch.device("cpu")
 TEXTS = ["a red circle left of a blue square", "two small green triangles"]
@@ -35,7 +35,7 @@ def tiny():
 
 
 def _spec(**kw) -> ModelSpec:
-    return ModelSpec.from_dict("m", {"family": "open_clip", "arch": "itm-clip-tiny", "quick_gelu": True, **kw})
+    return model_spec("m", {"family": "open_clip", "arch": "itm-clip-tiny", "quick_gelu": True, **kw})
 
 
 def _same_as(enc, model) -> bool:
@@ -65,11 +65,9 @@ def test_quick_gelu_on_and_off_give_different_outputs_from_the_same_weights(tiny
 def test_open_clip_tags_are_passed_to_open_clip_and_files_loaded_by_us(tmp_path, monkeypatch):
     """'openai' for ViT-B-32/B-16/L-14 is a tag (open_clip downloads it); an unknown string is an error naming it."""
     for arch in ("ViT-B-32", "ViT-B-16", "ViT-L-14"):
-        spec = ModelSpec.from_dict(
-            "c", {"family": "open_clip", "arch": arch, "pretrained": "openai", "quick_gelu": True}
-        )
+        spec = model_spec("c", {"family": "open_clip", "arch": arch, "pretrained": "openai", "quick_gelu": True})
         assert registry.resolve_weights(spec) == ("openai", None)
-    spec = ModelSpec.from_dict("c", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": "no/such/file.pt"})
+    spec = model_spec("c", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": "no/such/file.pt"})
     with pytest.raises(ValueError, match="models.c: pretrained 'no/such/file.pt' is neither an open_clip tag"):
         registry.resolve_weights(spec)
 
@@ -136,14 +134,14 @@ def test_hf_hub_style_model_folder_through_local_dir(tiny, tmp_path):
     cfg = json.loads((registry.CONFIG_DIR / "itm-clip-tiny.json").read_text())
     (folder / "open_clip_config.json").write_text(json.dumps({"model_cfg": cfg, "preprocess_cfg": {}}))
     torch.save(tiny.state_dict(), folder / "open_clip_pytorch_model.bin")
-    spec = ModelSpec.from_dict("m", {"family": "open_clip", "arch": f"local-dir:{folder}", "quick_gelu": True})
+    spec = model_spec("m", {"family": "open_clip", "arch": f"local-dir:{folder}", "quick_gelu": True})
     assert _same_as(build_encoder(spec, CPU), tiny)
 
 
 def test_a_checkpoint_of_another_architecture_is_named_with_the_mismatch(tiny, tmp_path):
     path = tmp_path / "tiny.pt"
     torch.save(tiny.state_dict(), path)
-    spec = ModelSpec.from_dict("vit", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": str(path)})
+    spec = model_spec("vit", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": str(path)})
     with pytest.raises(ValueError, match=r"models.vit: .*tiny.pt does not fit the architecture: .*shape mismatch"):
         build_encoder(spec, CPU)
     junk = tmp_path / "junk.pt"
@@ -154,6 +152,6 @@ def test_a_checkpoint_of_another_architecture_is_named_with_the_mismatch(tiny, t
 
 def test_init_needs_a_trainer_and_another_model():
     with pytest.raises(ValueError, match="`init: clip` needs a `trainer`"):
-        ModelSpec.from_dict("m", {"family": "open_clip", "arch": "itm-clip-tiny", "init": "clip"})
+        model_spec("m", {"family": "open_clip", "arch": "itm-clip-tiny", "init": "clip"})
     with pytest.raises(ValueError, match="`init` names the model itself"):
-        ModelSpec.from_dict("m", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "negclip", "init": "m"})
+        model_spec("m", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "negclip", "init": "m"})

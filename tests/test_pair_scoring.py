@@ -7,17 +7,23 @@ import pandas as pd
 import pytest
 
 from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.retrieval.benchmark import build_world_retrieval
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.scoring.retrieval import score_retrieval
 from itmbench.world.generate import WorldConfig, generate_world
 
-WCFG = WorldConfig(n_train=120, n_val=20, n_test=60)
+WCFG = make_config(WorldConfig, n_train=120, n_val=20, n_test=60)
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +34,13 @@ def world():
 @pytest.fixture(scope="module")
 def built(world):
     return {
-        "bison": bison.build(world, bison.BisonConfig(vector_size=16, epochs=3), world_cfg=WCFG),
+        "bison": bison.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
         "mcic": mcic.build(
-            world, mcic.MCICConfig(pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+            world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
         ),
-        "bivlc": bivlc.build(world, bivlc.BiVLCConfig()),
-        "cxc": cxc.build(world, cxc.CxcConfig(), world_cfg=WCFG),
-        "eccv": eccv.build(world, eccv.EccvConfig(), world_cfg=WCFG),
+        "bivlc": bivlc.build(world, make_config(BiVLCConfig)),
+        "cxc": cxc.build(world, make_config(CxcConfig), world_cfg=WCFG),
+        "eccv": eccv.build(world, make_config(EccvConfig), world_cfg=WCFG),
     }
 
 

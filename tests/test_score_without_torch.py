@@ -20,17 +20,23 @@ import pytest
 from itmbench.cli import main
 from itmbench.io import read_json, write_parquet
 from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.retrieval.benchmark import build_world_retrieval, read_retrieval, write_retrieval
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import Shortlist, shortlist_pairs, write_pair_scores
 from itmbench.scoring.retrieval import score_retrieval
 from itmbench.world.generate import WorldConfig, generate_world
 
-WCFG = WorldConfig(n_train=60, n_val=10, n_test=40)
+WCFG = make_config(WorldConfig, n_train=60, n_val=10, n_test=40)
 MODULES = {"bison": bison, "bivlc": bivlc, "cxc": cxc, "mcic": mcic, "eccv": eccv}
 SCORE = {"ks": [1, 5, 10], "n_boot": 50, "seed": 0, "confidence": 0.95}
 
@@ -50,13 +56,13 @@ def inputs(tmp_path_factory):
     root = tmp_path_factory.mktemp("score_without_torch")
     world = generate_world(WCFG)
     built = {
-        "bison": bison.build(world, bison.BisonConfig(vector_size=16, epochs=3), world_cfg=WCFG),
-        "bivlc": bivlc.build(world, bivlc.BiVLCConfig()),
-        "cxc": cxc.build(world, cxc.CxcConfig(), world_cfg=WCFG),
+        "bison": bison.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
+        "bivlc": bivlc.build(world, make_config(BiVLCConfig)),
+        "cxc": cxc.build(world, make_config(CxcConfig), world_cfg=WCFG),
         "mcic": mcic.build(
-            world, mcic.MCICConfig(pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+            world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
         ),
-        "eccv": eccv.build(world, eccv.EccvConfig(), world_cfg=WCFG),
+        "eccv": eccv.build(world, make_config(EccvConfig), world_cfg=WCFG),
     }
     for name, tables in built.items():
         MODULES[name].write(tables, root / name)

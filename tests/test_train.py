@@ -6,20 +6,21 @@ import numpy as np
 import pytest
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
+from itmbench.models.registry import build_encoder, load_checkpoint, model_spec
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, folder_items, write_embeddings
 from itmbench.train import loop
 from itmbench.train.contrastive import TrainConfig, cosine_lr, train_contrastive, validation_r1
 from itmbench.world.generate import WorldConfig, generate_world, read_world, write_world
 
-SPEC = ModelSpec.from_dict("clip", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive"})
-CFG = TrainConfig(epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
+SPEC = model_spec("clip", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive"})
+CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
 
 
 @pytest.fixture(scope="module")
 def items_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(WorldConfig(n_train=96, n_val=24, n_test=24)), d)
+    write_world(generate_world(make_config(WorldConfig, n_train=96, n_val=24, n_test=24)), d)
     return d
 
 
@@ -104,7 +105,7 @@ def test_embedding_cache_embeds_each_item_once_and_batch_size_does_not_matter(tr
 
 def test_unknown_model_family_and_bad_checkpoint_are_named(tmp_path):
     with pytest.raises(ValueError, match="unknown family 'vse'"):
-        ModelSpec.from_dict("m", {"family": "vse"})
+        model_spec("m", {"family": "vse"})
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="bad.pt"):
@@ -118,7 +119,7 @@ def test_pretrained_path_loads_a_saved_architecture_without_download(tmp_path):
     model = open_clip.create_model("ViT-B-32", pretrained=None, force_quick_gelu=True)
     ckpt = tmp_path / "vitb32.pt"
     torch.save({"state_dict": model.state_dict()}, ckpt)
-    spec = ModelSpec.from_dict("vitb32", {"family": "open_clip", "arch": "ViT-B-32", "quick_gelu": True})
+    spec = model_spec("vitb32", {"family": "open_clip", "arch": "ViT-B-32", "quick_gelu": True})
     enc = build_encoder(spec, torch.device("cpu"), ckpt)
     x = np.random.default_rng(0).integers(0, 255, size=(2, 64, 64, 3), dtype=np.uint8)
     emb = enc.encode_images(x)  # resized to 224 px on the way

@@ -13,7 +13,7 @@ from coco_fixtures import make_tiny_coco
 from PIL import Image
 
 from itmbench.cli import main
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder, model_spec
 from itmbench.sources.coco import write_coco_items
 
 TRAIN = {"epochs": 1, "batch_size": 4, "lr": 1e-4, "warmup_steps": 1, "seed": 0, "hard_negatives_per_sample": 1}
@@ -87,7 +87,7 @@ def test_each_recipe_fine_tunes_and_the_checkpoint_loads(coco, tmp_path, trainer
         assert history["samples"]["negatives"] == {"replace_att": 13}
     if trainer == "trohn_img":  # the 6 captions with generated images
         assert history["samples"]["samples"] == 6
-    encoder = build_encoder(ModelSpec.from_dict("m", spec), torch.device("cpu"), out)
+    encoder = build_encoder(model_spec("m", spec), torch.device("cpu"), out)
     assert encoder.encode_texts(["a red square"]).shape == (1, 64)
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from itmbench.models.captioner import END, START, WordTokenizer, build_captioner
-from itmbench.models.registry import ModelSpec
+from itmbench.models.registry import model_spec
 
 TEXTS = [
     "a red circle",
@@ -35,7 +35,7 @@ class Store:
 def scorer():
     torch.manual_seed(0)
     tokenizer = WordTokenizer.fit(TEXTS[:4], context_length=24, vocab_size=256)
-    spec = ModelSpec(name="coca", family="coca", arch="itm-coca-tiny", trainer="coca")
+    spec = model_spec("coca", {"family": "coca", "arch": "itm-coca-tiny", "trainer": "coca"})
     s = build_captioner(spec, torch.device("cpu"), tokenizer=tokenizer)
     # random init gives near-uniform predictions; sharpen the output layer so scores differ clearly between pairs
     with torch.no_grad():
@@ -97,8 +97,8 @@ def test_batching_and_padding_do_not_change_scores(scorer, images):
 
 
 def test_a_captioner_without_its_checkpoint_is_an_error():
-    spec = ModelSpec(name="coca", family="coca", arch="itm-coca-tiny", trainer="coca")
+    spec = model_spec("coca", {"family": "coca", "arch": "itm-coca-tiny", "trainer": "coca"})
     with pytest.raises(ValueError, match="needs its trained checkpoint"):
         build_captioner(spec, torch.device("cpu"))
     with pytest.raises(ValueError, match="not a CoCa architecture"):
-        build_captioner(ModelSpec(name="x", family="coca", arch="itm-clip-tiny"), torch.device("cpu"))
+        build_captioner(model_spec("x", {"family": "coca", "arch": "itm-clip-tiny"}), torch.device("cpu"))

@@ -9,8 +9,9 @@ import torch
 
 from itmbench.models.capabilities import absent_reason, cell
 from itmbench.models.option_scorer import mcic_accuracy_of, option_rows, train_option_net
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder, model_spec
 from itmbench.models.unimodal import BagOfWords, PixelFeatures, train_bag_of_words
+from itmbench.params import make_config
 from itmbench.scoring.retrieval import first_positive_ranks
 
 
@@ -40,9 +41,9 @@ def test_bag_of_words_t2t_retrieval_on_a_hand_example():
 def test_bag_of_words_fits_on_the_train_split_only(tmp_path):
     from itmbench.world.generate import WorldConfig, generate_world, write_world
 
-    world = generate_world(WorldConfig(n_train=30, n_val=5, n_test=5))
+    world = generate_world(make_config(WorldConfig, n_train=30, n_val=5, n_test=5))
     write_world(world, tmp_path / "items")
-    spec = ModelSpec(name="bow", family="bag_of_words", trainer="bow_tfidf")
+    spec = model_spec("bow", {"family": "bag_of_words", "trainer": "bow_tfidf"})
     summary = train_bag_of_words(spec, None, tmp_path / "items", tmp_path / "m.pt", tmp_path / "h.json", None)
     caps = world.caption_table
     train_words = {w for t in caps.loc[caps["split"] == "train", "text"] for w in t.lower().split()}

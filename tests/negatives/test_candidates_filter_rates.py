@@ -23,6 +23,8 @@ from itmbench.negatives.filter_rates import (
 from itmbench.negatives.images import make_generator
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, RecognizerConfig
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 TINY_DIFFUSION = {
@@ -45,17 +47,21 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A small world, a tiny diffusion model (2 steps) and a random-weight recognizer, both on disk."""
-    world = generate_world(WorldConfig(n_train=24, n_val=4, n_test=6))
+    world = generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=6))
     root = tmp_path_factory.mktemp("candidates")
     write_world(world, root / "items")
-    train_diffusion(root / "items", DiffusionConfig.from_dict(TINY_DIFFUSION), root / "diffusion")
-    rcfg = RecognizerConfig(channels=(8, 8, 16, 16), n_samples=32)
+    train_diffusion(root / "items", make_config(DiffusionConfig, TINY_DIFFUSION), root / "diffusion")
+    rcfg = make_config(RecognizerConfig, channels=(8, 8, 16, 16), n_samples=32)
     torch.manual_seed(0)
     write_torch(
         root / "recognizer" / "model.pt", {"config": rcfg.to_dict(), "net": GridDetector(rcfg.channels).state_dict()}
     )
-    cfg = bivlc.BiVLCConfig(
-        generator="diffusion", subsets=("replace_att", "swap_att", "add_obj"), max_images=3, num_inference_steps=2
+    cfg = make_config(
+        BiVLCConfig,
+        generator="diffusion",
+        subsets=("replace_att", "swap_att", "add_obj"),
+        max_images=3,
+        num_inference_steps=2,
     )
     generator = make_generator(
         "diffusion",
@@ -81,7 +87,7 @@ def test_max_images_limits_the_split(setup) -> None:
     sugarcrepe, _ = bivlc.sugarcrepe_instances(world, cfg)
     test_ids = sorted(world.image_table.loc[world.image_table["split"] == "test", "image_id"])
     assert set(sugarcrepe["image_id"]) <= set(test_ids[:3]) and len(set(sugarcrepe["image_id"])) == 3
-    everything, _ = bivlc.sugarcrepe_instances(world, bivlc.BiVLCConfig(subsets=cfg.subsets))
+    everything, _ = bivlc.sugarcrepe_instances(world, make_config(BiVLCConfig, subsets=cfg.subsets))
     assert set(everything["image_id"]) == set(test_ids)
 
 
@@ -93,7 +99,7 @@ def test_pregenerated_build_equals_the_inline_build(setup, tmp_path) -> None:
     assert len(table) == len(images) == cfg.n_candidates * n_texts  # each distinct caption generated once
     write_candidates(table, images, tmp_path / "candidates")
     inline = bivlc.build(world, cfg, generator=generator)
-    stored = bivlc.build(world, bivlc.BiVLCConfig.from_dict({**vars(cfg), "candidates": str(tmp_path / "candidates")}))
+    stored = bivlc.build(world, make_config(BiVLCConfig, {**vars(cfg), "candidates": str(tmp_path / "candidates")}))
     for name in inline:
         pd.testing.assert_frame_equal(inline[name], stored[name], obj=name)
     assert len(stored["instances"]) > 0
@@ -116,7 +122,7 @@ def test_pregenerated_errors_name_the_folder(setup, tmp_path) -> None:
 
 def test_render_filter_rates_are_the_builds_own_decisions(setup) -> None:
     world, _, cfg, generator = setup
-    render_cfg = bivlc.BiVLCConfig.from_dict({**vars(cfg), "generator": "render"})
+    render_cfg = make_config(BiVLCConfig, {**vars(cfg), "generator": "render"})
     built = bivlc.build(world, render_cfg)["sugarcrepe"].set_index("id")
     sugarcrepe, _ = bivlc.sugarcrepe_instances(world, render_cfg)
     sample = sample_instances(sugarcrepe, 8, seed=1)
@@ -176,7 +182,7 @@ def test_filter_rate_table_against_a_hand_count() -> None:
 
 def test_plot_and_config(setup, tmp_path) -> None:
     world, _, cfg, generator = setup
-    render_cfg = bivlc.BiVLCConfig.from_dict({**vars(cfg), "generator": "render"})
+    render_cfg = make_config(BiVLCConfig, {**vars(cfg), "generator": "render"})
     sample = sample_instances(bivlc.sugarcrepe_instances(world, render_cfg)[0], 3, seed=0)
     render = make_generator("render", **render_cfg.generator_params(64))
     records, pixels = run_filters(world, render_cfg, {"render": render, "diffusion": generator}, sample)
@@ -184,7 +190,7 @@ def test_plot_and_config(setup, tmp_path) -> None:
     plot_generated_negatives(records, pixels, np.asarray(world.images[records["image_id"].to_numpy()]), str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="unknown keys.*'samples'"):
-        FilterRateConfig.from_dict({"samples": 3})
+        make_config(FilterRateConfig, {"samples": 3})
 
 
 def test_cli_trains_both_models_and_names_bad_params(setup, tmp_path) -> None:
@@ -204,25 +210,26 @@ def test_cli_trains_both_models_and_names_bad_params(setup, tmp_path) -> None:
     assert bad == 2
 
 
-def test_params_sections_are_the_modules_schemas() -> None:
-    """params.schema.yaml holds each module's SCHEMA_YAML (world-owned keys aside); params.yaml its defaults."""
+def test_params_yaml_gives_the_schema_defaults_of_the_generator_sections() -> None:
+    """params.yaml states each section's schema defaults (world-owned keys aside: the rule passes the world's)."""
     import yaml
 
-    from itmbench.negatives import diffusion, filter_rates, recognizer
     from itmbench.negatives.recognizer import RecognizerConfig
+    from itmbench.params import section_defaults, section_schema
 
     root = Path(__file__).resolve().parents[2]
     schema = yaml.safe_load((root / "workflow/schemas/params.schema.yaml").read_text())["properties"]
     params = yaml.safe_load((root / "params.yaml").read_text())
-    world_owned = {"recognizer": {"margin", "max_objects"}}
-    for module, name in ((diffusion, "diffusion"), (recognizer, "recognizer"), (filter_rates, "filter_rates")):
-        props = yaml.safe_load(module.SCHEMA_YAML)[name]["properties"]
-        mine = {k: v for k, v in props.items() if k not in world_owned.get(name, set())}
-        assert schema[name]["properties"] == mine, name
-        assert params[name] == {k: v["default"] for k, v in mine.items()}, name
-    assert RecognizerConfig().margin == params["world"]["relation_margin"]  # the world's value, passed by the rule
+    for name in ("diffusion", "recognizer", "filter_rates"):
+        assert schema[name] == section_schema(name), name
+        assert params[name] == section_defaults(name), name
+    assert (
+        make_config(RecognizerConfig).margin == params["world"]["relation_margin"]
+    )  # the world's value, passed by the rule
     bivlc_schema = schema["bivlc"]["properties"]
     assert bivlc_schema["generator"]["enum"] == ["render", "diffusion"]
     assert (
-        {"max_images", "guidance_scale", "num_inference_steps"} <= set(bivlc_schema) <= set(vars(bivlc.BiVLCConfig()))
+        {"max_images", "guidance_scale", "num_inference_steps"}
+        <= set(bivlc_schema)
+        <= set(vars(make_config(BiVLCConfig)))
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from itmbench.negatives.diffusion import (
     train_diffusion,
 )
 from itmbench.negatives.images import GeneratedImage
+from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 TINY = {
@@ -52,7 +54,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def items(tmp_path_factory) -> Path:
     """A small world's items folder."""
     path = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(WorldConfig(n_train=24, n_val=4, n_test=4)), path)
+    write_world(generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=4)), path)
     return path
 
 
@@ -60,7 +62,7 @@ def items(tmp_path_factory) -> Path:
 def trained(items, tmp_path_factory) -> Path:
     """A tiny model trained for 4 steps in one go."""
     out = tmp_path_factory.mktemp("diffusion")
-    train_diffusion(items, DiffusionConfig(**TINY), out)
+    train_diffusion(items, make_config(DiffusionConfig, **TINY), out)
     return out
 
 
@@ -110,7 +112,7 @@ def test_training_writes_model_and_history(trained) -> None:
 
 
 def test_training_is_deterministic_and_resumes_exactly(items, trained, tmp_path) -> None:
-    cfg = DiffusionConfig(**TINY)
+    cfg = make_config(DiffusionConfig, **TINY)
     partial = train_diffusion(items, cfg, tmp_path, max_steps_this_run=3)
     assert not (tmp_path / MODEL_FILE).exists() and (tmp_path / CHECKPOINT_FILE).exists()
     assert len(partial["log"]) == 3
@@ -129,7 +131,7 @@ def test_training_is_deterministic_and_resumes_exactly(items, trained, tmp_path)
 
 
 def test_resume_carries_losses_between_log_lines(items, tmp_path) -> None:
-    cfg = DiffusionConfig(**{**TINY, "log_every": 4})
+    cfg = make_config(DiffusionConfig, **{**TINY, "log_every": 4})
     train_diffusion(items, cfg, tmp_path / "a")
     train_diffusion(items, cfg, tmp_path / "b", max_steps_this_run=1)
     resumed = train_diffusion(items, cfg, tmp_path / "b")
@@ -138,8 +140,8 @@ def test_resume_carries_losses_between_log_lines(items, tmp_path) -> None:
 
 
 def test_checkpoint_of_another_config_is_not_resumed(items, tmp_path) -> None:
-    train_diffusion(items, DiffusionConfig(**TINY), tmp_path, max_steps_this_run=2)
-    history = train_diffusion(items, DiffusionConfig(**{**TINY, "seed": 1}), tmp_path)
+    train_diffusion(items, make_config(DiffusionConfig, **TINY), tmp_path, max_steps_this_run=2)
+    history = train_diffusion(items, make_config(DiffusionConfig, **{**TINY, "seed": 1}), tmp_path)
     assert history["resumed_at"] == [] and history["config"]["seed"] == 1
 
 
@@ -172,25 +174,12 @@ def test_sampling_is_guided_by_the_caption(trained) -> None:
 
 def test_bad_config_and_missing_model(tmp_path) -> None:
     with pytest.raises(ValueError, match="unknown keys"):
-        DiffusionConfig.from_dict({"resolutoin": 32})
+        make_config(DiffusionConfig, {"resolutoin": 32})
     with pytest.raises(ValueError, match="divisible"):
-        DiffusionConfig(resolution=30, block_out_channels=(8, 16, 16), norm_num_groups=4)
+        make_config(DiffusionConfig, resolution=30, block_out_channels=(8, 16, 16), norm_num_groups=4)
     with pytest.raises(FileNotFoundError, match="model.pt"):
         load_diffusion(tmp_path)
     with pytest.raises(ValueError, match="no images in split"):
         empty = tmp_path / "items"
-        write_world(generate_world(WorldConfig(n_train=0, n_val=2, n_test=2)), empty)
-        train_diffusion(empty, DiffusionConfig(**TINY), tmp_path / "out")
-
-
-def test_schema_matches_the_config() -> None:
-    import dataclasses
-
-    import yaml
-
-    from itmbench.negatives import diffusion
-
-    props = yaml.safe_load(diffusion.SCHEMA_YAML)["diffusion"]["properties"]
-    defaults = DiffusionConfig().to_dict()
-    assert set(props) == {f.name for f in dataclasses.fields(DiffusionConfig)}
-    assert {k: v["default"] for k, v in props.items()} == defaults
+        write_world(generate_world(replace(make_config(WorldConfig), n_train=0, n_val=2, n_test=2)), empty)
+        train_diffusion(empty, make_config(DiffusionConfig, **TINY), tmp_path / "out")

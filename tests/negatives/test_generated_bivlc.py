@@ -10,6 +10,8 @@ from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, tr
 from itmbench.negatives.images import GeneratedImage
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, Recognizer, RecognizerConfig
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -18,10 +20,11 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A small world, a tiny diffusion model trained 3 steps, an untrained tiny recognizer."""
-    world = generate_world(WorldConfig(n_train=24, n_val=4, n_test=6))
+    world = generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=6))
     root = tmp_path_factory.mktemp("generated_bivlc")
     write_world(world, root / "items")
-    cfg = DiffusionConfig(
+    cfg = make_config(
+        DiffusionConfig,
         resolution=16,
         block_out_channels=(8, 16),
         norm_num_groups=4,
@@ -33,7 +36,7 @@ def setup(tmp_path_factory):
         train_steps=3,
     )
     train_diffusion(root / "items", cfg, root / "diffusion")
-    rcfg = RecognizerConfig(channels=(8, 8, 16, 16), n_samples=32)
+    rcfg = make_config(RecognizerConfig, channels=(8, 8, 16, 16), n_samples=32)
     torch.manual_seed(0)
     recognizer = Recognizer(rcfg, GridDetector(rcfg.channels))
     generator = DiffusionGenerator(str(root / "diffusion"), image_size=64, num_inference_steps=2)
@@ -54,7 +57,7 @@ def test_recognized_candidates_carry_the_reading(setup) -> None:
 
 def test_bivlc_builds_from_generated_images(setup) -> None:
     world, wrapped, plain = setup
-    cfg = bivlc.BiVLCConfig(subsets=("replace_att", "add_obj"), n_candidates=2)
+    cfg = make_config(BiVLCConfig, subsets=("replace_att", "add_obj"), n_candidates=2)
     tables = bivlc.build(world, cfg, generator=wrapped)
     again = bivlc.build(world, cfg, generator=wrapped)
     n = len(tables["sugarcrepe"])

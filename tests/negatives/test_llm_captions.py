@@ -18,6 +18,7 @@ from itmbench.negatives.llm_captions import (
     world_lexicon,
 )
 from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.params import make_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -160,7 +161,7 @@ def test_generate_negatives_rows_and_options() -> None:
             "nonsense",
         ]
     )
-    cfg = LLMConfig(subsets=("replace_obj",), batch_size=2, max_new_tokens=7)
+    cfg = make_config(LLMConfig, subsets=("replace_obj",), batch_size=2, max_new_tokens=7)
     df = generate_negatives(pipe, [PIZZA, PIZZA, PIZZA], cfg, caption_ids=[10, 11, 12])
     assert list(df.columns) == list(NEGATIVE_COLUMNS) and len(df) == 3
     assert df["caption_id"].tolist() == [10, 11, 12]
@@ -202,7 +203,7 @@ def test_tiny_random_gpt2_end_to_end() -> None:
         eos_token_id=tokenizer.eos_token_id,
     )
     pipe = pipeline("text-generation", model=GPT2LMHeadModel(config), tokenizer=tokenizer, device="cpu")
-    cfg = LLMConfig(subsets=("replace_att", "swap_obj"), batch_size=2, max_new_tokens=12)
+    cfg = make_config(LLMConfig, subsets=("replace_att", "swap_obj"), batch_size=2, max_new_tokens=12)
     captions = ["A dog on a sofa.", "Two cats near a red door"]
     first = generate_negatives(pipe, captions, cfg)
     again = generate_negatives(pipe, captions, cfg)

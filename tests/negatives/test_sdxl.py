@@ -20,6 +20,7 @@ from itmbench.negatives.sdxl import (
     sdxl_prompt,
     write_sdxl_images,
 )
+from itmbench.params import make_config
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -100,19 +101,22 @@ def pipe():
     return pipe
 
 
-FAST = SDXLConfig(num_inference_steps=2, prompts_per_batch=2)
+FAST = make_config(SDXLConfig, num_inference_steps=2, prompts_per_batch=2)
 
 
 def test_prompt_is_bivlcs() -> None:
     assert sdxl_prompt("A man. Riding a horse.") == "A man Riding a horse" + PROMPT_SUFFIX
     assert PROMPT_SUFFIX == ", high resolution, professional, 4k, highly detailed"
-    assert sdxl_prompt("a.b", SDXLConfig(strip_periods=False)).startswith("a.b, high")
-    assert SDXLConfig().guidance_scale == 5.0 and SDXLConfig().images_per_prompt == 4
-    assert SDXLConfig().output_size == 512 and SDXLConfig().unet_model == "mhdang/dpo-sdxl-text2image-v1"
+    assert sdxl_prompt("a.b", make_config(SDXLConfig, strip_periods=False)).startswith("a.b, high")
+    assert make_config(SDXLConfig).guidance_scale == 5.0 and make_config(SDXLConfig).images_per_prompt == 4
+    assert (
+        make_config(SDXLConfig).output_size == 512
+        and make_config(SDXLConfig).unet_model == "mhdang/dpo-sdxl-text2image-v1"
+    )
 
 
 def test_images_are_seeded_per_prompt(pipe) -> None:
-    cfg = SDXLConfig(num_inference_steps=2, output_size=32, prompts_per_batch=2)
+    cfg = make_config(SDXLConfig, num_inference_steps=2, output_size=32, prompts_per_batch=2)
     first = generate_sdxl(pipe, ["A dog on a sofa.", "Two cats near a door"], cfg)
     again = generate_sdxl(pipe, ["A dog on a sofa.", "Two cats near a door"], cfg)
     alone = generate_sdxl(pipe, ["Two cats near a door"], cfg)
@@ -143,7 +147,7 @@ def test_writes_512px_images_and_a_manifest_and_resumes(pipe, tmp_path) -> None:
 
 
 def test_generator_interface(pipe) -> None:
-    gen = SDXLGenerator(pipe, SDXLConfig(num_inference_steps=2), image_size=64)
+    gen = SDXLGenerator(pipe, make_config(SDXLConfig, num_inference_steps=2), image_size=64)
     out = gen.generate(None, None, 2, None, text="A red bus next to a tree.")
     assert len(out) == 2 and all(c.scene is None and c.image.shape == (64, 64, 3) for c in out)
     with pytest.raises(ValueError, match="no caption text"):

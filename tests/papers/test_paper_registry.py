@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from itmbench.io import write_parquet
 from itmbench.papers.registry import BENCHMARKS, benchmark
+from itmbench.params import make_config
 from itmbench.scoring.embed import ItemStore
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
@@ -15,8 +18,10 @@ from itmbench.world.generate import WorldConfig, generate_world, write_world
 def test_every_registered_benchmark_has_the_interface():
     for name, entry in BENCHMARKS.items():
         module = entry.module
-        for attr in ("build", "write", "read", "audit", "score_dual", "summarize", "SCHEMA_YAML", entry.config_class):
+        for attr in ("build", "write", "read", "audit", "score_dual", "summarize", entry.config_class):
             assert hasattr(module, attr), f"{name} lacks {attr}"
+        config = importlib.import_module(f"itmbench.papers.{name}.config")
+        assert getattr(config, entry.config_class).SECTION == name
         for dep in entry.depends_on:
             assert dep in BENCHMARKS
 
@@ -27,10 +32,10 @@ def test_unknown_benchmark_is_named():
 
 
 def test_truth_settings_come_from_the_world():
-    cfg = benchmark("mcic").config({}, WorldConfig(relation_margin=0.11, max_objects=3))
+    cfg = benchmark("mcic").config({}, make_config(WorldConfig, relation_margin=0.11, max_objects=3))
     assert cfg.relation_margin == 0.11 and cfg.max_objects == 3
     with pytest.raises(ValueError, match="unknown keys"):
-        benchmark("bison").config({"no_such_key": 1}, WorldConfig())
+        benchmark("bison").config({"no_such_key": 1}, make_config(WorldConfig))
 
 
 def _extra(tmp_path, image_ids, caption_ids):
@@ -48,7 +53,7 @@ def _extra(tmp_path, image_ids, caption_ids):
 
 
 def test_item_store_reads_extra_item_folders(tmp_path):
-    write_world(generate_world(WorldConfig(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    write_world(generate_world(make_config(WorldConfig, n_train=4, n_val=2, n_test=2)), tmp_path / "items")
     extra = _extra(tmp_path, [1_000_000_000], [1_000_000_005])
     store = ItemStore(tmp_path / "items", [extra])
     batch = store.image_batch(np.array([3, 1_000_000_000]))
@@ -59,7 +64,7 @@ def test_item_store_reads_extra_item_folders(tmp_path):
 
 
 def test_item_store_refuses_colliding_ids(tmp_path):
-    write_world(generate_world(WorldConfig(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    write_world(generate_world(make_config(WorldConfig, n_train=4, n_val=2, n_test=2)), tmp_path / "items")
     extra = _extra(tmp_path, [3], [1_000_000_005])
     with pytest.raises(ValueError, match="image id 3 is already defined"):
         ItemStore(tmp_path / "items", [extra])

@@ -31,6 +31,7 @@ from itmbench.papers.eccv.released import load_eccv_positives, read_coco_test_id
 from itmbench.papers.mcic import benchmark as mcic
 from itmbench.papers.mcic.released import read_mcic_txt
 from itmbench.papers.retrieval.benchmark import read_retrieval
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import score_retrieval
 from itmbench.sources import coco_benchmarks as coco
@@ -206,7 +207,7 @@ def test_eccv_summarize_keeps_its_world_output_when_pmrp_is_there():
 
 @pytest.fixture(scope="module")
 def cxc_built(raw_dir, items):
-    return coco.cxc_from_released(raw_dir, items, coco.CxcCocoConfig())
+    return coco.cxc_from_released(raw_dir, items, make_config(coco.CxcCocoConfig))
 
 
 def test_cxc_positives_match_the_loader_counts(cxc_built, raw_dir):
@@ -269,7 +270,7 @@ def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path):
     captions = pd.DataFrame(
         {"caption_id": [500, 501], "sentid": [10, 11], "image_id": [1, 2], "split": "test", "text": ["a", "b"]}
     )
-    cfg = coco.CxcCocoConfig(gallery_captions="split")
+    cfg = make_config(coco.CxcCocoConfig, gallery_captions="split")
     t = coco.cxc_from_released(raw, CocoItems(images, captions), cfg).tables
     assert t["sts"]["caption1_id"].tolist() == [500, 500] and t["sts"]["caption2_id"].tolist() == [501, 501]
     assert t["sits"]["caption_id"].tolist() == [500, 500]
@@ -284,7 +285,7 @@ def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path):
 
 @pytest.fixture(scope="module")
 def mcic_built(raw_dir, items):
-    return coco.mcic_from_released(raw_dir, items, coco.McicCocoConfig())
+    return coco.mcic_from_released(raw_dir, items, make_config(coco.McicCocoConfig))
 
 
 def test_mcic_examples_and_added_option_texts(mcic_built, items):
@@ -301,7 +302,7 @@ def test_mcic_examples_and_added_option_texts(mcic_built, items):
     for row in ex.sample(50, random_state=0).itertuples():
         assert [texts[c] for c in row.option_caption_ids] == list(row.options)
         assert texts[row.caption_id] == row.answer
-    assert int(texts.index.min()) == coco.McicCocoConfig().id_offset
+    assert int(texts.index.min()) == make_config(coco.McicCocoConfig).id_offset
     assert len(texts) == len({o for opts in ex["options"] for o in opts})  # each distinct text once
     assert (ex["image_id"].to_numpy() == [int(name[-16:-4]) for name in ex["image"]]).all()
     dev = t["answer_positions"].query("split == 'dev'")
@@ -332,14 +333,14 @@ def test_mcic_names_a_file_name_missing_from_the_items(raw_dir, items):
     images = items.images[items.images["image_id"] != first["image_id"]]
     expected = rf"mc_mscoco_dev\.txt: line 1 key image: image id {first['image_id']} is not in the COCO items"
     with pytest.raises(UnmappedRecordError, match=expected):
-        coco.mcic_from_released(raw_dir, CocoItems(images, items.captions), coco.McicCocoConfig())
+        coco.mcic_from_released(raw_dir, CocoItems(images, items.captions), make_config(coco.McicCocoConfig))
 
 
 # ---------------------------------------------------------------------------------------------- retrieval
 
 
 def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
-    released = coco.retrieval_from_released(raw_dir, items, coco.RetrievalCocoConfig())
+    released = coco.retrieval_from_released(raw_dir, items, make_config(coco.RetrievalCocoConfig))
     coco.COCO_BENCHMARKS["retrieval"].write(released.tables, tmp_path / "retrieval")
     table, positives = read_retrieval(tmp_path / "retrieval")
     assert table["kind"].value_counts().to_dict() == {"image": 5_000, "caption": 25_000}
@@ -349,7 +350,7 @@ def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
     scores = score_retrieval(table, positives, cache)
     per = scores.groupby("direction")["n_positives"].agg(["size", "min", "max"])
     assert per.loc["i2t"].tolist() == [5_000, 5, 5] and per.loc["t2i"].tolist() == [25_000, 1, 1]
-    split_cfg = coco.RetrievalCocoConfig(gallery_captions="split")
+    split_cfg = make_config(coco.RetrievalCocoConfig, gallery_captions="split")
     assert len(coco.retrieval_from_released(raw_dir, items, split_cfg).tables["positives"]) == 25_002
 
 
@@ -491,7 +492,7 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
     first = pd.read_csv(raw_path("bivlc_sugarcrepe_test", raw_dir))["filename"].iloc[0]
     images = items.images[items.images["image_id"] != int(first[:12])]
     with pytest.raises(UnmappedRecordError, match=rf"test_SugarCrepe\.csv: line 2 column filename '{first}'"):
-        coco.bivlc_from_released(raw_dir, CocoItems(images, items.captions), coco.BivlcCocoConfig())
+        coco.bivlc_from_released(raw_dir, CocoItems(images, items.captions), make_config(coco.BivlcCocoConfig))
 
 
 # ---------------------------------------------------------------------------------------------- registry, params
@@ -505,9 +506,8 @@ def test_registry_configs_and_the_params_section():
         coco.coco_benchmark("mcic").config({"offset": 1})
     with pytest.raises(ValueError, match="needs split 'test'"):
         coco.coco_benchmark("cxc").config({"score_split": "val"})
-    schema = yaml.safe_load(coco.SCHEMA_YAML)["coco_benchmarks"]
     project = yaml.safe_load((REPO / "workflow" / "schemas" / "params.schema.yaml").read_text())
-    assert project["properties"]["coco_benchmarks"] == schema
+    schema = project["properties"]["coco_benchmarks"]
     params = yaml.safe_load((REPO / "params.yaml").read_text())["coco_benchmarks"]
     for name, section in params.items():
         cfg = coco.coco_benchmark(name).config(section)

@@ -9,6 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import Embedded
 from itmbench.train.losses import (
@@ -62,7 +63,7 @@ def test_vse_hinge_loss_equals_the_naive_max_violation(margin):
 def test_vse_trainer_warms_up_with_the_sum_of_hinges_then_takes_the_hardest():
     img, txt = unit(6, seed=17), unit(6, seed=18)
     emb = Embedded(n_positive=6, txt=txt, img=img)
-    cfg = TrainConfig(hinge_margin=0.3, hinge_warmup_epochs=2)
+    cfg = make_config(TrainConfig, hinge_margin=0.3, hinge_warmup_epochs=2)
     scale = torch.tensor(0.0, dtype=torch.float64)
     warm = [float(RECIPES["vse_hinge"].loss(emb, scale, cfg, epoch)) for epoch in range(4)]
     assert warm[0] == warm[1] == pytest.approx(naive_vse_hinge(img, txt, 0.3, hardest=False))
@@ -94,7 +95,7 @@ def test_multitask_loss_is_l_i2t_plus_c_times_l_t2t_on_a_fixed_batch():
     scale = torch.tensor(math.log(1 / 0.07), dtype=torch.float64)
     emb = Embedded(n_positive=5, txt=txt, img=img, partner=partner)
     for c in (0.0, 0.3, 1.0, 2.5):
-        cfg = TrainConfig(t2t_weight=c)
+        cfg = make_config(TrainConfig, t2t_weight=c)
         i2t = float(RECIPES["de_i2t"].loss(emb, scale, cfg, 0))
         t2t = float(RECIPES["de_t2t"].loss(emb, scale, cfg, 0))
         both = float(RECIPES["de_t2t_i2t"].loss(emb, scale, cfg, 0))
@@ -138,6 +139,6 @@ def test_trohn_img_pairs_are_negatives_on_both_sides():
     neg_img, neg_txt = unit(3, seed=15), unit(3, seed=16)
     scale = torch.tensor(math.log(10.0), dtype=torch.float64)
     emb = Embedded(n_positive=3, txt=torch.cat([pos_txt, neg_txt]), img=torch.cat([pos_img, neg_img]))
-    got = float(RECIPES["trohn_img"].loss(emb, scale, TrainConfig(), 0))
+    got = float(RECIPES["trohn_img"].loss(emb, scale, make_config(TrainConfig), 0))
     assert got == pytest.approx(0.5 * naive_softmax(emb.img, emb.txt, 10.0))
     assert got != pytest.approx(float(clip_loss(pos_img, pos_txt, scale)))

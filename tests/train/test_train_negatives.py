@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import TrainData
 from itmbench.train.recipes import RECIPES, co_caption_lists
@@ -15,7 +16,7 @@ from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
 WIDTH = 96
-MARGIN = WorldConfig().relation_margin
+MARGIN = make_config(WorldConfig).relation_margin
 
 
 def char_tokens(texts: list[str]) -> torch.Tensor:
@@ -32,7 +33,7 @@ def decode(tokens: torch.Tensor) -> list[str]:
 
 @pytest.fixture(scope="module")
 def data() -> TrainData:
-    world = generate_world(WorldConfig(n_train=60, n_val=4, n_test=4))
+    world = generate_world(make_config(WorldConfig, n_train=60, n_val=4, n_test=4))
     return TrainData.from_world(world, char_tokens, "tiny world")
 
 
@@ -41,7 +42,7 @@ def scene_of(data: TrainData, row: int) -> Scene:
 
 
 def test_negclip_batches_hold_the_positives_then_edits_false_of_their_images(data):
-    cfg = TrainConfig(hard_negatives_per_sample=2)
+    cfg = make_config(TrainConfig, hard_negatives_per_sample=2)
     source = RECIPES["negclip"].build(data, cfg)
     neg = source.negatives
     assert source.n_samples == len(data) == 300
@@ -69,7 +70,7 @@ def test_negclip_batches_hold_the_positives_then_edits_false_of_their_images(dat
 
 
 def test_trohn_img_pairs_fit_their_caption_and_not_the_positive(data):
-    cfg = TrainConfig(trohn_img_fraction=0.3)
+    cfg = make_config(TrainConfig, trohn_img_fraction=0.3)
     source = RECIPES["trohn_img"].build(data, cfg)
     pairs = source.pairs
     assert source.n_samples == round(0.3 * len(data)) == len(source.instances)
@@ -99,13 +100,13 @@ def test_trohn_img_pairs_fit_their_caption_and_not_the_positive(data):
 def test_unfiltered_negative_images_keep_the_generators_mistakes(data):
     """With every bound object left out, the filter drops most images; without it they come through, wrong."""
     broken = {"p_missing_object": 1.0, "p_extra_object": 0.0, "p_wrong_binding": 0.0, "p_wrong_relation": 0.0}
-    filtered = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2, generator=broken))
+    filtered = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken))
     assert filtered.n_samples < 12 and all(
         caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
         for s, sc in zip(filtered.pairs["structure"], filtered.pairs["scene"])
     )
     raw = RECIPES["trohn_img"].build(
-        data, TrainConfig(trohn_img_fraction=0.2, generator=broken, filter_negative_images=False)
+        data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken, filter_negative_images=False)
     )
     fits = [
         caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
@@ -116,25 +117,25 @@ def test_unfiltered_negative_images_keep_the_generators_mistakes(data):
 
 
 def test_hard_negatives_are_deterministic_by_seed(data):
-    a = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2))
-    b = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2))
-    c = RECIPES["trohn_img"].build(data, TrainConfig(trohn_img_fraction=0.2, seed=1))
+    a = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2))
+    b = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2))
+    c = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2, seed=1))
     assert a.pairs.equals(b.pairs) and np.array_equal(a.pair_images, b.pair_images)
     assert not a.pairs["text"].equals(c.pairs["text"]) if len(a.pairs) == len(c.pairs) else True
     assert set(a.pairs["positive_row"]) != set(c.pairs["positive_row"])
     # A caption's negatives depend on (seed, caption id) only: TROHN-Text and TROHN-Img share them.
-    text = RECIPES["negclip"].build(data, TrainConfig()).negatives.set_index("positive_row")["text"]
+    text = RECIPES["negclip"].build(data, make_config(TrainConfig)).negatives.set_index("positive_row")["text"]
     assert (a.pairs.set_index("positive_row")["text"] == text.loc[a.pairs["positive_row"]]).all()
 
 
 def test_co_captions_are_other_captions_of_the_same_image(data):
-    source = RECIPES["de_t2t"].build(data, TrainConfig())
+    source = RECIPES["de_t2t"].build(data, make_config(TrainConfig))
     idx = np.random.default_rng(3).permutation(len(data))[:64]
     batch = source.batch(idx, np.random.default_rng(4))
     partners = batch.negative_rows
     assert batch.images is None and decode(batch.partners) == [data.texts[p] for p in partners]
     assert np.array_equal(data.image_ids[partners], data.image_ids[idx]) and not np.any(partners == idx)
-    both = RECIPES["de_t2t_i2t"].build(data, TrainConfig()).batch(idx, np.random.default_rng(4))
+    both = RECIPES["de_t2t_i2t"].build(data, make_config(TrainConfig)).batch(idx, np.random.default_rng(4))
     assert np.array_equal(both.negative_rows, partners) and both.images.shape == (64, 64, 64, 3)
     many = source.partner_rows(np.zeros(200, dtype=np.int64), np.random.default_rng(5))
     assert set(many) == {1, 2, 3, 4}  # all four co-captions of caption 0 are drawn
@@ -144,11 +145,11 @@ def test_co_captions_are_other_captions_of_the_same_image(data):
 
 def test_train_config_names_bad_values():
     with pytest.raises(ValueError, match="negative_subsets.*swap_everything"):
-        TrainConfig(negative_subsets=("replace_obj", "swap_everything"))
+        make_config(TrainConfig, negative_subsets=("replace_obj", "swap_everything"))
     with pytest.raises(ValueError, match="hard_negatives_per_sample=3 .*<= 2"):
-        TrainConfig(hard_negatives_per_sample=3, negative_subsets=["replace_obj", "add_att"])
+        make_config(TrainConfig, hard_negatives_per_sample=3, negative_subsets=["replace_obj", "add_att"])
     with pytest.raises(ValueError, match="trohn_img_fraction=0"):
-        TrainConfig(trohn_img_fraction=0)
+        make_config(TrainConfig, trohn_img_fraction=0)
     with pytest.raises(ValueError, match="unknown keys \\['margin'\\]"):
-        TrainConfig.from_dict({"margin": 0.2})
-    assert TrainConfig.from_dict({"negative_subsets": ["add_att"]}).negative_subsets == ("add_att",)
+        make_config(TrainConfig, {"margin": 0.2})
+    assert make_config(TrainConfig, {"negative_subsets": ["add_att"]}).negative_subsets == ("add_att",)

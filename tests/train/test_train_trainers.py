@@ -7,26 +7,27 @@ from dataclasses import replace
 import pytest
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
+from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint, model_spec
+from itmbench.params import make_config
 from itmbench.train import TRAINERS, loop, trainer
 from itmbench.train.config import TrainConfig
 from itmbench.train.recipes import RECIPES
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 NEW = ("negclip", "trohn_img", "vse_hinge", "de_i2t", "de_t2t", "de_t2t_i2t")
-CFG = TrainConfig(epochs=2, batch_size=32, lr=2e-3, warmup_steps=5, trohn_img_fraction=0.5)
+CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5, trohn_img_fraction=0.5)
 # VSE++ warms up with the sum of hinges for an epoch: its loss is compared over the two max-violation epochs.
 CFGS = {name: CFG for name in NEW} | {"vse_hinge": replace(CFG, epochs=3, hinge_warmup_epochs=1)}
 
 
 def spec_of(name: str) -> ModelSpec:
-    return ModelSpec.from_dict(name, {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": name})
+    return model_spec(name, {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": name})
 
 
 @pytest.fixture(scope="module")
 def items_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(WorldConfig(n_train=64, n_val=16, n_test=4)), d)
+    write_world(generate_world(make_config(WorldConfig, n_train=64, n_val=16, n_test=4)), d)
     return d
 
 
@@ -110,7 +111,7 @@ def test_killed_trohn_img_run_resumes_to_the_same_model(runs, items_dir, tmp_pat
 def test_a_trainer_refuses_a_spec_of_another_trainer_or_family(items_dir, tmp_path):
     with pytest.raises(ValueError, match="models.negclip: trainer 'negclip' run with the 'vse_hinge' trainer"):
         TRAINERS["vse_hinge"](spec_of("negclip"), CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", "cpu")
-    random = ModelSpec.from_dict("rnd", {"family": "random", "trainer": "de_i2t"})
+    random = model_spec("rnd", {"family": "random", "trainer": "de_i2t"})
     with pytest.raises(ValueError, match="models.rnd: trainer 'de_i2t' needs a trainable encoder.*family 'random'"):
         TRAINERS["de_i2t"](random, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
 
@@ -119,7 +120,7 @@ def test_killed_captioner_run_resumes_to_the_same_model(items_dir, tmp_path, mon
     from itmbench.train import captioner
 
     torch.set_num_threads(1)
-    spec = ModelSpec.from_dict("coca", {"family": "coca", "arch": "itm-coca-tiny", "trainer": "coca"})
+    spec = model_spec("coca", {"family": "coca", "arch": "itm-coca-tiny", "trainer": "coca"})
     whole = TRAINERS["coca"](
         spec, CFG, items_dir, tmp_path / "a" / "m.pt", tmp_path / "a" / "h.json", torch.device("cpu")
     )

@@ -13,6 +13,8 @@ from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakema
 from itmbench.cli import main
 from itmbench.negatives.diffusion import DiffusionGenerator
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.params import make_config
 
 DIFFUSION = {
     "world": {"n_train": 120, "n_val": 20, "n_test": 20},
@@ -70,7 +72,7 @@ def test_bivlc_negatives_are_the_trained_diffusion_models_images(run_dir, one_to
     sc, inst, extra = tables["sugarcrepe"], tables["instances"], tables["extra_images"]
     assert len(sc) > 0 and len(inst) > 0
     assert sc["image_id"].nunique() == 3  # max_images
-    cfg = bivlc.BiVLCConfig.from_dict(DIFFUSION["bivlc"])
+    cfg = make_config(BiVLCConfig, DIFFUSION["bivlc"])
     generator = DiffusionGenerator(
         str(run_dir / "results/world/models/diffusion"), 64, cfg.guidance_scale, cfg.num_inference_steps, cfg.seed
     )

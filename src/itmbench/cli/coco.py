@@ -53,8 +53,9 @@ def cmd_caption_negatives(args: argparse.Namespace) -> None:
 
     from itmbench.io import write_parquet
     from itmbench.negatives.llm_captions import LLMConfig, build_text_generation_pipeline, generate_negatives
+    from itmbench.params import make_config
 
-    cfg = LLMConfig.from_dict(args.config)
+    cfg = make_config(LLMConfig, args.config)
     caps = pd.read_parquet(args.captions)
     caps = caps[caps["split"].isin(args.splits)].sort_values("caption_id", kind="stable")
     if args.limit:
@@ -98,8 +99,9 @@ def cmd_image_negatives(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.negatives.sdxl import SDXLConfig, build_sdxl_pipeline, write_sdxl_images
+    from itmbench.params import make_config
 
-    cfg = SDXLConfig.from_dict(args.config)
+    cfg = make_config(SDXLConfig, args.config)
     negatives = pd.read_parquet(args.negatives)
     kept = negatives[negatives["follows_template"]]
     rng = np.random.default_rng(args.seed)
@@ -122,13 +124,14 @@ def cmd_coco_finetune(args: argparse.Namespace) -> None:
     """Fine-tune a pretrained open_clip model on COCO by BiVLC's recipe (CLIP_COCO, TROHN-Text, TROHN-Img)."""
     import torch
 
-    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.models.registry import model_spec, pick_device
+    from itmbench.params import make_config
     from itmbench.train.coco import run_coco_training
     from itmbench.train.config import TrainConfig
 
     torch.set_num_threads(max(1, args.threads))
-    spec = ModelSpec.from_dict(args.model, args.spec)
-    cfg = TrainConfig.from_dict(args.train)
+    spec = model_spec(args.model, args.spec)
+    cfg = make_config(TrainConfig, args.train)
     summary = run_coco_training(
         spec,
         cfg,

@@ -9,19 +9,20 @@ from itmbench.cli._args import (
     json_arg,
     set_threads,
 )
+from itmbench.params import make_config
 
 log = logging.getLogger("itmbench")
 
 
 def cmd_train(args: argparse.Namespace) -> None:
     """Train a model by its spec's trainer (the registry in itmbench.train)."""
-    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.models.registry import model_spec, pick_device
     from itmbench.train import TrainConfig, trainer
 
     set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     train = trainer(spec.trainer, spec.name)  # names the model and the known trainers when unknown
-    cfg = TrainConfig.from_dict({**args.train, **spec.train})  # the model's own overrides win
+    cfg = make_config(TrainConfig, {**args.train, **spec.train})  # the model's own overrides win
     init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
     summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
     log.info("trained %s: best epoch %s, val R@1 %s", spec.name, summary["best_epoch"], summary.get("val_r1", "-"))
@@ -31,7 +32,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, model_spec, pick_device
     from itmbench.scoring.embed import (
         ItemStore,
         embed_items,
@@ -42,7 +43,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
     )
 
     set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
     devices = visible_devices(args.devices)
     if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
@@ -68,12 +69,12 @@ def cmd_embed(args: argparse.Namespace) -> None:
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
     from itmbench.models.option_scorer import train_ffnn
-    from itmbench.models.registry import ModelSpec
+    from itmbench.models.registry import model_spec
     from itmbench.papers.mcic import benchmark as mcic
     from itmbench.scoring.embed import EmbeddingCache
 
     set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     train = mcic.read(args.train_bench)["examples"]
     dev = mcic.read(args.dev_bench)["examples"]
     dev = dev[dev["split"] == args.dev_split]

@@ -12,6 +12,7 @@ from itmbench.cli._args import (
     json_arg,
     set_threads,
 )
+from itmbench.params import make_config
 
 log = logging.getLogger("itmbench")
 
@@ -22,7 +23,7 @@ def cmd_train_diffusion(args: argparse.Namespace) -> None:
     from itmbench.negatives.diffusion import DiffusionConfig, train_diffusion
 
     set_threads(args.threads)
-    cfg = DiffusionConfig.from_dict(args.config)
+    cfg = make_config(DiffusionConfig, args.config)
     history = train_diffusion(args.items, cfg, args.out, str(pick_device(args.device)))
     log.info("diffusion: %s, final loss %.4f", history["timing"][-1], history["log"][-1]["loss"])
 
@@ -33,7 +34,7 @@ def cmd_train_recognizer(args: argparse.Namespace) -> None:
     from itmbench.negatives.recognizer import RecognizerConfig, train_recognizer
 
     set_threads(args.threads)
-    cfg = RecognizerConfig.from_dict(args.config)
+    cfg = make_config(RecognizerConfig, args.config)
     out = train_recognizer(args.items, cfg, args.out, str(pick_device(args.device)))
     log.info("recognizer: %s; val %s", out["history"]["timing"], {k: out["metrics"][k] for k in ("scene_exact",)})
 
@@ -43,7 +44,7 @@ def _bivlc_config(section: dict, world: dict):
     from itmbench.papers.registry import benchmark
     from itmbench.world.generate import WorldConfig
 
-    return benchmark("bivlc").config(section, WorldConfig.from_dict(world))
+    return benchmark("bivlc").config(section, make_config(WorldConfig, world))
 
 
 def _diffusion_generator(cfg, image_size: int, args: argparse.Namespace):
@@ -82,7 +83,7 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
 
     set_threads(args.threads)
     cfg = _bivlc_config(args.config, args.world)
-    rates = FilterRateConfig.from_dict(args.filter)
+    rates = make_config(FilterRateConfig, args.filter)
     world = read_world(args.items)
     size = int(world.images.shape[1])
     sample = sample_instances(sugarcrepe_instances(world, cfg)[0], rates.sample, rates.seed)

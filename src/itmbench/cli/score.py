@@ -143,12 +143,12 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
     import time
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, model_spec, pick_device
     from itmbench.scoring.embed import EmbeddingCache, ItemStore
     from itmbench.scoring.pairs import write_pair_scores
 
     set_threads(args.threads)
-    spec = ModelSpec.from_dict(args.model, args.spec)
+    spec = model_spec(args.model, args.spec)
     scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
     if not hasattr(scorer, "score_pairs"):
         raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")

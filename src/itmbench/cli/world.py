@@ -9,6 +9,7 @@ from pathlib import Path
 from itmbench.cli._args import (
     json_arg,
 )
+from itmbench.params import make_config
 
 log = logging.getLogger("itmbench")
 
@@ -17,7 +18,7 @@ def cmd_world(args: argparse.Namespace) -> None:
     """Generate the world's items."""
     from itmbench.world.generate import WorldConfig, generate_world, write_world
 
-    cfg = WorldConfig.from_dict(args.config)
+    cfg = make_config(WorldConfig, args.config)
     world = generate_world(cfg)
     write_world(world, args.out)
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
@@ -28,7 +29,7 @@ def cmd_build_retrieval(args: argparse.Namespace) -> None:
     from itmbench.papers.retrieval.benchmark import build_world_retrieval, write_retrieval
     from itmbench.world.generate import WorldConfig, read_world
 
-    cfg = WorldConfig.from_dict(args.world)
+    cfg = make_config(WorldConfig, args.world)
     items, positives = build_world_retrieval(read_world(args.items), args.split, cfg.relation_margin, cfg.max_objects)
     write_retrieval(items, positives, args.out)
     counts = positives.groupby("positive_set").size().to_dict()
@@ -52,7 +53,7 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
 
     entry = benchmark(args.name)
     deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
-    tables = entry.build(read_world(args.items), args.config, WorldConfig.from_dict(args.world), deps)
+    tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
     entry.module.write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
 
@@ -65,7 +66,7 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
 
     entry = benchmark(args.name)
     tables = entry.module.read(args.bench)
-    audit = entry.audit(read_world(args.items), tables, args.config, WorldConfig.from_dict(args.world))
+    audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
     write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
 

@@ -22,48 +22,56 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 import torch
 
+from itmbench.params import config_from_section
+
 CONFIG_DIR = Path(__file__).parent / "configs"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelSpec:
-    """One model: its family, architecture, weights and how it is trained (None: not trained)."""
+    """One model: its family, architecture, weights and how it is trained (None: not trained).
+
+    An entry of params.yaml's `models` map (the schema's `models.*`: its keys, defaults and descriptions;
+    build one with `model_spec(name, entry)`). The fields without a default there keep theirs here:
+    `arch` and `upstream` are None and `options` empty unless the entry names them.
+    """
+
+    SECTION: ClassVar[str] = "models.*"
 
     name: str
     family: str
     arch: str | None = None
-    pretrained: str | None = None
-    quick_gelu: bool = False
-    trainer: str | None = None
-    dim: int = 64
-    seed: int = 0
-    init: str | None = None  # another model whose trained checkpoint this one starts from (fine-tuning)
-    train: dict[str, Any] = field(default_factory=dict)  # this model's overrides of the params `train` section
+    pretrained: str | None
+    quick_gelu: bool
+    trainer: str | None
+    dim: int
+    seed: int
+    init: str | None  # another model whose trained checkpoint this one starts from (fine-tuning)
+    train: dict[str, Any]  # this model's overrides of the params `train` section
     upstream: str | None = None  # the model whose item embeddings this one's features are (ffnn)
     options: dict[str, Any] = field(default_factory=dict)  # family-specific settings (see the family's module)
 
-    @staticmethod
-    def from_dict(name: str, d: dict[str, Any]) -> ModelSpec:
-        """Build from a params.yaml `models.<name>` entry, naming unknown keys and families."""
-        known = {f.name for f in fields(ModelSpec)} - {"name"}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"models.{name}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        spec = ModelSpec(name=name, **d)
-        if spec.family not in FAMILIES:
-            raise ValueError(f"models.{name}: unknown family {spec.family!r}; expected one of {sorted(FAMILIES)}")
-        if spec.init is not None and spec.trainer is None:
-            raise ValueError(f"models.{name}: `init: {spec.init}` needs a `trainer` (init is where training starts)")
-        if spec.init == name:
+    def __post_init__(self) -> None:
+        name = self.name
+        if self.family not in FAMILIES:
+            raise ValueError(f"models.{name}: unknown family {self.family!r}; expected one of {sorted(FAMILIES)}")
+        if self.init is not None and self.trainer is None:
+            raise ValueError(f"models.{name}: `init: {self.init}` needs a `trainer` (init is where training starts)")
+        if self.init == name:
             raise ValueError(f"models.{name}: `init` names the model itself; expected another trained model")
-        return spec
+
+
+def model_spec(name: str, entry: Mapping[str, Any]) -> ModelSpec:
+    """The spec of a params.yaml `models.<name>` entry, naming unknown keys and families."""
+    return config_from_section(ModelSpec, ModelSpec.SECTION, entry, label=f"models.{name}", given={"name": name})
 
 
 class DualEncoder(Protocol):

@@ -35,7 +35,8 @@ from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 
 if TYPE_CHECKING:
-    from itmbench.papers.bivlc.benchmark import BiVLCConfig
+    from itmbench.papers.bivlc.config import BiVLCConfig
+
 
 log = logging.getLogger("itmbench")
 

@@ -58,10 +58,10 @@ import math
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -70,6 +70,7 @@ from torch import nn
 
 from itmbench.io import write_bytes, write_json
 from itmbench.negatives.images import GeneratedImage
+from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import read_world
 from itmbench.world.scene import Scene
@@ -80,65 +81,35 @@ MODEL_FILE, HISTORY_FILE, CHECKPOINT_FILE = "model.pt", "history.json", "checkpo
 _WORD = re.compile(r"[a-z]+")
 PREDICTION_TYPES = ("epsilon", "v_prediction", "sample")
 
-SCHEMA_YAML = """\
-diffusion:
-  type: object
-  additionalProperties: false
-  description: the world's text-to-image diffusion model (itmbench.negatives.diffusion)
-  properties:
-    seed: {type: integer, default: 0, description: seed of the initialisation and of every training draw}
-    split: {type: string, enum: [train, val, test], default: train, description: world split trained on}
-    resolution: {type: integer, minimum: 8, default: 32, description: side of the model's images (px)}
-    block_out_channels:
-      {type: array, items: {type: integer, minimum: 8}, minItems: 2, default: [32, 64, 64], description: UNet widths}
-    layers_per_block: {type: integer, minimum: 1, default: 1, description: resnet layers per UNet block}
-    attention_head_dim: {type: integer, minimum: 1, default: 8, description: channels per attention head}
-    norm_num_groups: {type: integer, minimum: 1, default: 8, description: GroupNorm groups of the UNet}
-    text_width: {type: integer, minimum: 8, default: 64, description: text encoder width (= cross-attention dim)}
-    text_layers: {type: integer, minimum: 1, default: 2, description: text encoder layers}
-    text_heads: {type: integer, minimum: 1, default: 4, description: text encoder attention heads}
-    max_tokens: {type: integer, minimum: 2, default: 20, description: caption tokens incl. <bos>}
-    train_steps: {type: integer, minimum: 1, default: 160, description: optimiser steps}
-    batch_size: {type: integer, minimum: 1, default: 32, description: images per step}
-    lr: {type: number, exclusiveMinimum: 0, default: 0.001, description: AdamW peak learning rate}
-    weight_decay: {type: number, minimum: 0, default: 0.01, description: AdamW weight decay}
-    warmup_steps: {type: integer, minimum: 0, default: 20, description: linear warm-up steps}
-    num_train_timesteps: {type: integer, minimum: 2, default: 1000, description: DDPM noise levels}
-    beta_schedule: {type: string, default: squaredcos_cap_v2, description: DDPM beta schedule}
-    prediction_type:
-      {type: string, enum: [epsilon, v_prediction, sample], default: sample, description: what the UNet predicts}
-    p_uncond: {type: number, minimum: 0, maximum: 1, default: 0.1, description: caption drop-out (guidance)}
-    checkpoint_every: {type: integer, minimum: 1, default: 50, description: steps between resumable checkpoints}
-    log_every: {type: integer, minimum: 1, default: 10, description: steps per logged mean loss}
-"""
-
 
 @dataclass(frozen=True)
 class DiffusionConfig:
     """The diffusion section of params (defaults: the module docstring's decisions)."""
 
-    seed: int = 0
-    split: str = "train"
-    resolution: int = 32
-    block_out_channels: tuple[int, ...] = (32, 64, 64)
-    layers_per_block: int = 1
-    attention_head_dim: int = 8
-    norm_num_groups: int = 8
-    text_width: int = 64
-    text_layers: int = 2
-    text_heads: int = 4
-    max_tokens: int = 20
-    train_steps: int = 160
-    batch_size: int = 32
-    lr: float = 1e-3
-    weight_decay: float = 0.01
-    warmup_steps: int = 20
-    num_train_timesteps: int = 1000
-    beta_schedule: str = "squaredcos_cap_v2"
-    prediction_type: str = "sample"
-    p_uncond: float = 0.1
-    checkpoint_every: int = 50
-    log_every: int = 10
+    SECTION: ClassVar[str] = "diffusion"
+
+    seed: int
+    split: str
+    resolution: int
+    block_out_channels: tuple[int, ...]
+    layers_per_block: int
+    attention_head_dim: int
+    norm_num_groups: int
+    text_width: int
+    text_layers: int
+    text_heads: int
+    max_tokens: int
+    train_steps: int
+    batch_size: int
+    lr: float
+    weight_decay: float
+    warmup_steps: int
+    num_train_timesteps: int
+    beta_schedule: str
+    prediction_type: str
+    p_uncond: float
+    checkpoint_every: int
+    log_every: int
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "block_out_channels", tuple(int(c) for c in self.block_out_channels))
@@ -163,15 +134,6 @@ class DiffusionConfig:
         for name in ("train_steps", "batch_size", "checkpoint_every", "log_every", "text_layers", "max_tokens"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"diffusion params: {name} = {getattr(self, name)}; expected a positive integer")
-
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> DiffusionConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(DiffusionConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"diffusion params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return DiffusionConfig(**d)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form (tuples as lists), stored in checkpoints and histories."""
@@ -334,7 +296,7 @@ class WorldDiffusion(nn.Module):
     @staticmethod
     def from_state(state: Mapping[str, Any]) -> WorldDiffusion:
         """Rebuild from `state()`."""
-        model = WorldDiffusion(DiffusionConfig.from_dict(state["config"]), state["vocab"])
+        model = WorldDiffusion(make_config(DiffusionConfig, state["config"]), state["vocab"])
         model.text.load_state_dict(state["text"])
         model.unet.load_state_dict(state["unet"])
         return model

@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -36,19 +36,9 @@ from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 
 if TYPE_CHECKING:
-    from itmbench.papers.bivlc.benchmark import BiVLCConfig
+    from itmbench.papers.bivlc.config import BiVLCConfig
 
-SCHEMA_YAML = """\
-filter_rates:
-  type: object
-  additionalProperties: false
-  description: BiVLC's two filters on both generators, one sample (itmbench.negatives.filter_rates)
-  properties:
-    sample: {type: integer, minimum: 1, default: 64, description: SugarCrepe instances (negative captions) sampled}
-    seed: {type: integer, default: 0, description: seed of the sample}
-    in_report:
-      {type: boolean, default: false, description: "show the table in the BiVLC report (always with diffusion)"}
-"""
+
 log = logging.getLogger("itmbench")
 GENERATOR_ORDER = ("render", "diffusion")
 RECORD_COLUMNS = (
@@ -71,22 +61,15 @@ RECORD_COLUMNS = (
 class FilterRateConfig:
     """The filter_rates section of params."""
 
-    sample: int = 64
-    seed: int = 0
-    in_report: bool = False
+    SECTION: ClassVar[str] = "filter_rates"
+
+    sample: int
+    seed: int
+    in_report: bool
 
     def __post_init__(self) -> None:
         if int(self.sample) < 1:
             raise ValueError(f"filter_rates params: sample = {self.sample}; expected a positive integer")
-
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> FilterRateConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(FilterRateConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"filter_rates params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return FilterRateConfig(**d)
 
 
 def sample_instances(sugarcrepe: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:

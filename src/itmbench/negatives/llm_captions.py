@@ -37,13 +37,14 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import pandas as pd
 import torch
 
 from itmbench.papers.sugarcrepe.released import SUBSETS, split_subset
+from itmbench.params import make_config
 
 ARTICLES = frozenset({"a", "an", "the"})
 REASONS = ("ok", "no_template", "declined", "not_one_sentence", "question", "unchanged", "wrong_edit")
@@ -461,15 +462,17 @@ def world_lexicon() -> dict[str, str]:
 class LLMConfig:
     """TROHN-Text generation settings (defaults: BiVLC's released script)."""
 
-    model: str = "openchat/openchat-3.5-0106"
-    dtype: str = "bfloat16"
-    subsets: tuple[str, ...] = SUBSETS
-    max_new_tokens: int = 350
-    do_sample: bool = True
-    temperature: float | None = None  # None: the model's generation config
-    top_p: float | None = None
-    batch_size: int = 200
-    seed: int = 0
+    SECTION: ClassVar[str] = "$defs.llm"
+
+    model: str
+    dtype: str
+    subsets: tuple[str, ...]
+    max_new_tokens: int
+    do_sample: bool
+    temperature: float | None  # None: the model's generation config
+    top_p: float | None
+    batch_size: int
+    seed: int
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "subsets", tuple(self.subsets))
@@ -480,18 +483,10 @@ class LLMConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"llm params: {name} = {getattr(self, name)}; expected a positive integer")
 
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> LLMConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(LLMConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"llm params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return LLMConfig(**d)
 
-
-def build_text_generation_pipeline(cfg: LLMConfig = LLMConfig(), device: str | None = None) -> Any:
+def build_text_generation_pipeline(cfg: LLMConfig | None = None, device: str | None = None) -> Any:
     """The transformers text-generation pipeline of `cfg.model`, loaded by name (network or Hugging Face cache)."""
+    cfg = cfg or make_config(LLMConfig)
     from transformers import pipeline
 
     kwargs: dict[str, Any] = {"dtype": getattr(torch, cfg.dtype)}
@@ -508,11 +503,12 @@ def _batch_seed(seed: int, subset: str, captions: Sequence[str]) -> int:
 def generate_negatives(
     pipe: Callable[..., Any],
     captions: Sequence[str],
-    cfg: LLMConfig = LLMConfig(),
+    cfg: LLMConfig | None = None,
     caption_ids: Sequence[int] | None = None,
     lexicon: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One LLM negative per (caption, subtype), filtered by `check_template`; one row per pair (NEGATIVE_COLUMNS)."""
+    cfg = cfg or make_config(LLMConfig)
     ids = list(range(len(captions))) if caption_ids is None else [int(i) for i in caption_ids]
     if len(ids) != len(captions):
         raise ValueError(f"llm negatives: {len(ids)} caption ids for {len(captions)} captions; expected one each")

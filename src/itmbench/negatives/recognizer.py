@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -61,6 +61,7 @@ from torch import nn
 from itmbench.io import write_json
 from itmbench.negatives.diffusion import write_torch
 from itmbench.negatives.images import GeneratedImage, ImageGenerator
+from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, read_world
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject
@@ -70,53 +71,28 @@ MODEL_FILE, HISTORY_FILE, METRICS_FILE = "model.pt", "history.json", "metrics.js
 N_SHAPE, N_COLOUR, N_SIZE = len(SHAPES), len(COLOURS), len(SIZES)
 N_OUT = 1 + N_SHAPE + N_COLOUR + N_SIZE + 2  # objectness, attributes, centre offset (x, y)
 
-SCHEMA_YAML = """\
-recognizer:
-  type: object
-  additionalProperties: false
-  description: the pixel reader that judges generated images (itmbench.negatives.recognizer)
-  properties:
-    seed: {type: integer, default: 0, description: seed of the initialisation, batches, augmentation and judging}
-    split: {type: string, enum: [train, val, test], default: train, description: world split trained on}
-    val_split: {type: string, enum: [train, val, test], default: val, description: world split evaluated on}
-    image_size: {type: integer, minimum: 8, default: 64, description: input side (px); the grid is image_size / 8}
-    channels:
-      type: array
-      items: {type: integer, minimum: 8}
-      minItems: 4
-      maxItems: 4
-      default: [32, 48, 64, 96]
-      description: widths of the stem and the three stages
-    epochs: {type: integer, minimum: 1, default: 24, description: passes over the training images}
-    batch_size: {type: integer, minimum: 1, default: 64, description: images per step}
-    lr: {type: number, exclusiveMinimum: 0, default: 0.002, description: AdamW peak learning rate}
-    weight_decay: {type: number, minimum: 0, default: 0.0001, description: AdamW weight decay}
-    p_lowres: {type: number, minimum: 0, maximum: 1, default: 0.5, description: probability of the low-res augmentation}
-    lowres_size: {type: integer, minimum: 4, default: 32, description: side of the low-res augmentation (px)}
-    n_samples: {type: integer, minimum: 1, default: 256, description: posterior scenes sampled per judgement}
-    margin: {type: number, minimum: 0, default: 0.05, description: relation margin of the truth (= world's)}
-    max_objects: {type: integer, minimum: 1, default: 4, description: most objects read_scene returns (= world's)}
-"""
-
 
 @dataclass(frozen=True)
 class RecognizerConfig:
     """The recognizer section of params (defaults: the module docstring's decisions)."""
 
-    seed: int = 0
-    split: str = "train"
-    val_split: str = "val"
-    image_size: int = 64
-    channels: tuple[int, ...] = (32, 48, 64, 96)
-    epochs: int = 24
-    batch_size: int = 64
-    lr: float = 2e-3
-    weight_decay: float = 1e-4
-    p_lowres: float = 0.5
-    lowres_size: int = 32
-    n_samples: int = 256
-    margin: float = 0.05
-    max_objects: int = 4
+    SECTION: ClassVar[str] = "recognizer"
+    OUTSIDE: ClassVar[dict[str, str]] = {"margin": "world.relation_margin", "max_objects": "world.max_objects"}
+
+    seed: int
+    split: str
+    val_split: str
+    image_size: int
+    channels: tuple[int, ...]
+    epochs: int
+    batch_size: int
+    lr: float
+    weight_decay: float
+    p_lowres: float
+    lowres_size: int
+    n_samples: int
+    margin: float
+    max_objects: int
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", tuple(int(c) for c in self.channels))
@@ -134,15 +110,6 @@ class RecognizerConfig:
     def grid(self) -> int:
         """Cells per side of the detection grid."""
         return self.image_size // 8
-
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> RecognizerConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(RecognizerConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"recognizer params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return RecognizerConfig(**d)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""
@@ -287,7 +254,7 @@ class Recognizer:
         state = torch.load(path, map_location="cpu", weights_only=True)
         if "config" not in state or "net" not in state:
             raise ValueError(f"{path}: missing keys config/net; expected a model.pt written by train_recognizer")
-        cfg = RecognizerConfig.from_dict(state["config"])
+        cfg = make_config(RecognizerConfig, state["config"])
         net = GridDetector(cfg.channels)
         net.load_state_dict(state["net"])
         return Recognizer(cfg, net, device)

@@ -24,10 +24,10 @@ interface (scene=None).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -37,10 +37,11 @@ from PIL import Image
 from itmbench.io import atomic_path, write_parquet
 from itmbench.negatives.diffusion import prompt_seed
 from itmbench.negatives.images import GeneratedImage
+from itmbench.params import make_config, section_defaults
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.scene import Scene
 
-PROMPT_SUFFIX = ", high resolution, professional, 4k, highly detailed"
+PROMPT_SUFFIX: str = section_defaults("$defs.sdxl")["prompt_suffix"]
 MANIFEST_FILE = "manifest.parquet"
 MANIFEST_COLUMNS = ("id", "candidate", "caption", "prompt", "seed", "path")
 
@@ -49,21 +50,23 @@ MANIFEST_COLUMNS = ("id", "candidate", "caption", "prompt", "seed", "path")
 class SDXLConfig:
     """SDXL-DPO generation settings (defaults: BiVLC's released script; see the module docstring)."""
 
-    base_model: str = "stabilityai/stable-diffusion-xl-base-1.0"
-    unet_model: str = "mhdang/dpo-sdxl-text2image-v1"
-    unet_subfolder: str = "unet"
-    variant: str | None = "fp16"
-    dtype: str = "float16"
-    guidance_scale: float = 5.0
-    images_per_prompt: int = 4
-    num_inference_steps: int = 50
-    height: int | None = None
-    width: int | None = None
-    output_size: int = 512
-    prompt_suffix: str = PROMPT_SUFFIX
-    strip_periods: bool = True
-    seed: int = 0
-    prompts_per_batch: int = 8
+    SECTION: ClassVar[str] = "$defs.sdxl"
+
+    base_model: str
+    unet_model: str
+    unet_subfolder: str
+    variant: str | None
+    dtype: str
+    guidance_scale: float
+    images_per_prompt: int
+    num_inference_steps: int
+    height: int | None
+    width: int | None
+    output_size: int
+    prompt_suffix: str
+    strip_periods: bool
+    seed: int
+    prompts_per_batch: int
 
     def __post_init__(self) -> None:
         for name in ("images_per_prompt", "num_inference_steps", "output_size", "prompts_per_batch"):
@@ -72,24 +75,17 @@ class SDXLConfig:
         if self.dtype not in ("float16", "bfloat16", "float32"):
             raise ValueError(f"sdxl params: dtype {self.dtype!r}; expected float16, bfloat16 or float32")
 
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> SDXLConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(SDXLConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"sdxl params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return SDXLConfig(**d)
 
-
-def sdxl_prompt(caption: str, cfg: SDXLConfig = SDXLConfig()) -> str:
+def sdxl_prompt(caption: str, cfg: SDXLConfig | None = None) -> str:
     """BiVLC's prompt: the caption without periods, then the quality suffix."""
+    cfg = cfg or make_config(SDXLConfig)
     text = caption.replace(".", "") if cfg.strip_periods else caption
     return text + cfg.prompt_suffix
 
 
-def build_sdxl_pipeline(cfg: SDXLConfig = SDXLConfig(), device: str = "cuda") -> Any:
+def build_sdxl_pipeline(cfg: SDXLConfig | None = None, device: str = "cuda") -> Any:
     """SDXL base with the DPO UNet, loaded by name (needs the network or a populated Hugging Face cache)."""
+    cfg = cfg or make_config(SDXLConfig)
     from diffusers import StableDiffusionXLPipeline, UNet2DConditionModel
 
     dtype = getattr(torch, cfg.dtype)
@@ -124,8 +120,9 @@ def _resize(image: Image.Image, size: int) -> np.ndarray:
 
 
 @torch.no_grad()
-def generate_sdxl(pipe: Any, captions: Sequence[str], cfg: SDXLConfig = SDXLConfig()) -> list[list[np.ndarray]]:
+def generate_sdxl(pipe: Any, captions: Sequence[str], cfg: SDXLConfig | None = None) -> list[list[np.ndarray]]:
     """images_per_prompt uint8 [output_size, output_size, 3] images per caption, in caption order."""
+    cfg = cfg or make_config(SDXLConfig)
     out: list[list[np.ndarray]] = []
     k = cfg.images_per_prompt
     for start in range(0, len(captions), cfg.prompts_per_batch):
@@ -180,7 +177,7 @@ class SDXLGenerator:
     """An SDXL pipeline as an ImageGenerator: n images of the caption text, resized to image_size, scene=None."""
 
     pipe: Any
-    cfg: SDXLConfig = SDXLConfig()
+    cfg: SDXLConfig = field(default_factory=lambda: make_config(SDXLConfig))
     image_size: int = 512
 
     def generate(

@@ -6,8 +6,9 @@ world fills); the parts of a paper live in its package `itmbench.papers.<paper>`
 figure and claims engines dispatch on the registry instead of chains over paper names, and importing
 this module imports no paper.
 
-Each benchmark is one module (bison, mcic, eccv, bivlc, cxc) with the same interface: a config
-dataclass, `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
+`BENCHMARKS` lists the world benchmarks, each of one paper's package with the same interface: a config
+dataclass (its `config` module; the params schema states its fields' defaults), and in its `benchmark`
+module `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
 place that knows what each build needs beyond the world (the world's truth settings, another
 benchmark's tables) and whether it adds new items (BiVLC's generated images and captions).
 """
@@ -68,8 +69,10 @@ class BenchmarkEntry:
 
     def config(self, section: dict[str, Any], world_cfg: WorldConfig) -> Any:
         """The typed config from the params section (unknown keys are named)."""
-        cls = getattr(self.module, self.config_class)
-        return cls.from_dict(_truth_settings(section, world_cfg) if self.truth_in_config else dict(section))
+        from itmbench.params import make_config
+
+        cls = getattr(importlib.import_module(f"itmbench.papers.{self.name}.config"), self.config_class)
+        return make_config(cls, _truth_settings(section, world_cfg) if self.truth_in_config else section)
 
     def build(
         self, world: World, section: dict[str, Any], world_cfg: WorldConfig, deps: Mapping[str, Tables]

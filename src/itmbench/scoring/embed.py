@@ -234,10 +234,10 @@ def _embed_shard(
     """One worker's part: build the model on its device, embed its items (a picklable top-level function)."""
     import torch
 
-    from itmbench.models.registry import ModelSpec, build_encoder
+    from itmbench.models.registry import build_encoder, model_spec
 
     torch.set_num_threads(threads)
-    encoder = build_encoder(ModelSpec.from_dict(name, spec), torch.device(device), checkpoint)
+    encoder = build_encoder(model_spec(name, spec), torch.device(device), checkpoint)
     store = ItemStore(items_dir, extra_dirs, image_size=getattr(encoder, "image_size", 224))
     encode, fetch = (
         (encoder.encode_images, store.image_batch) if kind == "image" else (encoder.encode_texts, store.texts)

@@ -62,14 +62,15 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from itmbench.io import write_bytes, write_parquet
+from itmbench.params import config_from_section
 
 EXTRA_DIR = "extra_items"
 IMAGE_COLUMNS = ("image_id", "file_name", "coco_split", "split", "path")
@@ -245,14 +246,6 @@ def write_extra_items(added: AddedItems, out_dir: str | Path) -> Path:
 # Configs
 
 
-def _from_dict(cls: type, name: str, d: Mapping[str, Any]) -> Any:
-    known = {f.name for f in fields(cls)}
-    unknown = set(d) - known
-    if unknown:
-        raise ValueError(f"coco_benchmarks.{name}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-    return cls(**d)
-
-
 @dataclass(frozen=True)
 class NoConfig:
     """A benchmark with nothing to choose (bison, eccv)."""
@@ -262,8 +255,10 @@ class NoConfig:
 class McicCocoConfig:
     """MCIC from its released files: which splits, and the first id of the added option texts."""
 
-    splits: tuple[str, ...] = ("dev", "test")
-    id_offset: int = 2_000_000_000
+    SECTION: ClassVar[str] = "coco_benchmarks.mcic"
+
+    splits: tuple[str, ...]
+    id_offset: int
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "splits", tuple(self.splits))
@@ -278,12 +273,14 @@ class McicCocoConfig:
 class CxcCocoConfig:
     """CxC from its released files: thresholds, the scored split, the SITS bootstrap side, the gallery captions."""
 
-    threshold_sts: float = 3.0
-    threshold_sis: float = 2.5
-    threshold_sits: float = 3.0
-    score_split: str = "test"
-    sits_query: str = "image"
-    gallery_captions: str = "coco_test_ids"
+    SECTION: ClassVar[str] = "coco_benchmarks.cxc"
+
+    threshold_sts: float
+    threshold_sis: float
+    threshold_sits: float
+    score_split: str
+    sits_query: str
+    gallery_captions: str
 
     def __post_init__(self) -> None:
         if self.score_split not in ("val", "test"):
@@ -297,7 +294,9 @@ class CxcCocoConfig:
 class BivlcCocoConfig:
     """BiVLC from its released files: the first id of the added images and texts."""
 
-    id_offset: int = 3_000_000_000
+    SECTION: ClassVar[str] = "coco_benchmarks.bivlc"
+
+    id_offset: int
 
     def __post_init__(self) -> None:
         if self.id_offset < 1:
@@ -308,8 +307,10 @@ class BivlcCocoConfig:
 class RetrievalCocoConfig:
     """COCO retrieval: the Karpathy split and which of its captions form the gallery."""
 
-    split: str = "test"
-    gallery_captions: str = "coco_test_ids"
+    SECTION: ClassVar[str] = "coco_benchmarks.retrieval"
+
+    split: str
+    gallery_captions: str
 
     def __post_init__(self) -> None:
         if self.split not in KARPATHY_SPLITS:
@@ -711,7 +712,7 @@ class CocoBenchmark:
 
     def config(self, section: Mapping[str, Any]) -> Any:
         """The typed config of a params section (unknown keys named)."""
-        return _from_dict(self.config_class, self.name, dict(section))
+        return config_from_section(self.config_class, f"coco_benchmarks.{self.name}", section)
 
 
 COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
@@ -752,66 +753,3 @@ def build_coco_benchmark(
         write_extra_items(released.added, out_dir)
     entry.write(released.tables, out_dir)
     return released
-
-
-SCHEMA_YAML = """\
-coco_benchmarks:
-  type: object
-  additionalProperties: false
-  default: {}
-  description: >-
-    The released benchmarks on real COCO (src/itmbench/sources/coco_benchmarks.py): how the released files
-    map onto the canonical tables. Used only by the coco source.
-  properties:
-    bison: {type: object, additionalProperties: false, default: {}, description: "Nothing to choose."}
-    eccv: {type: object, additionalProperties: false, default: {}, description: "Nothing to choose."}
-    mcic:
-      type: object
-      additionalProperties: false
-      default: {}
-      description: MCIC-COCO from mc_mscoco_<split>.txt.
-      properties:
-        splits:
-          {type: array, items: {type: string, enum: [dev, test, train]}, minItems: 1, uniqueItems: true,
-           default: [dev, test], description: "Released splits to build (train is not mirrored)."}
-        id_offset:
-          {type: integer, minimum: 1, default: 2000000000,
-           description: "First id of the added option texts (above every COCO id)."}
-    cxc:
-      type: object
-      additionalProperties: false
-      default: {}
-      description: Crisscrossed Captions from the released rating CSVs.
-      properties:
-        threshold_sts: {type: number, default: 3.0, description: "STS positive threshold (paper: 3)."}
-        threshold_sis: {type: number, default: 2.5, description: "SIS positive threshold (paper: 2.5)."}
-        threshold_sits: {type: number, default: 3.0, description: "SITS positive threshold (paper: 3)."}
-        score_split:
-          {type: string, enum: [val, test], default: test, description: "Karpathy split whose gallery is scored."}
-        sits_query:
-          {type: string, enum: [image, caption], default: image,
-           description: "Query side of the SITS bootstrap correlation (the paper does not say)."}
-        gallery_captions:
-          {type: string, enum: [coco_test_ids, split], default: coco_test_ids,
-           description: "Gallery captions: the 25,000 of ECCV's coco_test_ids.npy (test only), or all of the split."}
-    bivlc:
-      type: object
-      additionalProperties: false
-      default: {}
-      description: SugarCrepe (BiVLC's copy) and BiVLC's Hugging Face parquet.
-      properties:
-        id_offset:
-          {type: integer, minimum: 1, default: 3000000000,
-           description: "First id of the added images and texts (above every COCO id)."}
-    retrieval:
-      type: object
-      additionalProperties: false
-      default: {}
-      description: COCO 5k retrieval with the original pairs as positives.
-      properties:
-        split:
-          {type: string, enum: [train, restval, val, test], default: test, description: "Karpathy split."}
-        gallery_captions:
-          {type: string, enum: [coco_test_ids, split], default: coco_test_ids,
-           description: "Gallery captions: the 25,000 of ECCV's coco_test_ids.npy (test only), or all of the split."}
-"""

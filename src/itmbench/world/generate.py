@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -20,30 +21,21 @@ SPLITS = ("train", "val", "test")
 class WorldConfig:
     """The world's parameters (params.yaml section `world`)."""
 
-    seed: int = 0
-    n_train: int = 2000
-    n_val: int = 250
-    n_test: int = 500
-    image_size: int = 64
-    captions_per_image: int = 5
-    min_objects: int = 1
-    max_objects: int = 4
-    relation_margin: float = 0.05
-    p_colour: float = 0.9
-    p_size: float = 0.5
-    noise: float = 4.0
-    caption_kinds: dict[str, float] = field(
-        default_factory=lambda: {"single": 0.2, "relation": 0.45, "pair": 0.2, "count": 0.15}
-    )
+    SECTION: ClassVar[str] = "world"
 
-    @staticmethod
-    def from_dict(d: dict) -> WorldConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = set(WorldConfig.__dataclass_fields__)
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"world params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return WorldConfig(**d)
+    seed: int
+    n_train: int
+    n_val: int
+    n_test: int
+    image_size: int
+    captions_per_image: int
+    min_objects: int
+    max_objects: int
+    relation_margin: float
+    p_colour: float
+    p_size: float
+    noise: float
+    caption_kinds: dict[str, float]
 
 
 def split_of(image_id: int, cfg: WorldConfig) -> str:

@@ -13,7 +13,9 @@ import pytest
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
 from itmbench.negatives.images import MISTAKES, GeneratedImage, RenderGenerator, fit_scene, make_generator
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.captions import CaptionStructure, Mention, noun_phrase
 from itmbench.world.generate import WorldConfig, generate_world, read_world
@@ -21,8 +23,8 @@ from itmbench.world.render import render_scene
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits, truth_matrix
 
-SMALL = WorldConfig(n_train=8, n_val=4, n_test=80)
-CFG = bivlc.BiVLCConfig()
+SMALL = make_config(WorldConfig, n_train=8, n_val=4, n_test=80)
+CFG = make_config(BiVLCConfig)
 MARGIN = CFG.relation_margin
 
 
@@ -59,22 +61,13 @@ def _negatives(tables) -> dict[int, CaptionStructure]:
 
 def test_config_rejects_unknown_keys_and_bad_values():
     with pytest.raises(ValueError, match="unknown keys.*'n_images'"):
-        bivlc.BiVLCConfig.from_dict({"n_images": 3})
+        make_config(BiVLCConfig, {"n_images": 3})
     with pytest.raises(ValueError, match="p_wrong_binding"):
-        bivlc.BiVLCConfig.from_dict({"p_wrong_binding": 1.5})
+        make_config(BiVLCConfig, {"p_wrong_binding": 1.5})
     with pytest.raises(ValueError, match="subsets"):
-        bivlc.BiVLCConfig.from_dict({"subsets": ["replace_obj", "swap_rel"]})
-    cfg = bivlc.BiVLCConfig.from_dict({"subsets": ["swap_att", "add_obj"], "seed": 3})
+        make_config(BiVLCConfig, {"subsets": ["replace_obj", "swap_rel"]})
+    cfg = make_config(BiVLCConfig, {"subsets": ["swap_att", "add_obj"], "seed": 3})
     assert cfg.subsets == ("swap_att", "add_obj") and cfg.seed == 3
-
-
-def test_schema_yaml_lists_every_field_with_its_default():
-    yaml = pytest.importorskip("yaml")
-    props = yaml.safe_load(bivlc.SCHEMA_YAML)["bivlc"]["properties"]
-    defaults = {k: list(v) if isinstance(v, tuple) else v for k, v in vars(bivlc.BiVLCConfig()).items()}
-    assert set(props) == set(defaults)
-    assert {k: p["default"] for k, p in props.items()} == defaults
-    assert all(p.get("description") for p in props.values())
 
 
 # --- caption edits ----------------------------------------------------------------------------------
@@ -240,14 +233,16 @@ class _SceneLessGenerator:
 
 def test_build_refuses_a_generator_without_scene_graphs(world):
     with pytest.raises(ValueError, match="no scene graph"):
-        bivlc.build(world, bivlc.BiVLCConfig(subsets=("replace_obj",)), generator=_SceneLessGenerator())
+        bivlc.build(world, make_config(BiVLCConfig, subsets=("replace_obj",)), generator=_SceneLessGenerator())
 
 
 # --- filtering steps --------------------------------------------------------------------------------
 
 
 def test_noise_free_annotators_keep_exactly_the_clean_instances(world, scenes, structures):
-    cfg = bivlc.BiVLCConfig(select_noise=0.0, ambiguity_noise=0.0, subsets=("replace_att", "swap_att", "add_obj"))
+    cfg = make_config(
+        BiVLCConfig, select_noise=0.0, ambiguity_noise=0.0, subsets=("replace_att", "swap_att", "add_obj")
+    )
     t = bivlc.build(world, cfg)
     sc, cand = t["sugarcrepe"], t["candidates"]
     any_fit = cand.groupby("sugarcrepe_id")["fits_negative"].any()

@@ -13,13 +13,15 @@ import pandas as pd
 import pytest
 
 from itmbench.papers.mcic import benchmark as mcic
-from itmbench.papers.mcic.benchmark import MCICConfig, NgramCounts, sentence_bleu
+from itmbench.papers.mcic.benchmark import NgramCounts, sentence_bleu
+from itmbench.papers.mcic.config import MCICConfig
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.truth import caption_fits
 
-WORLD = WorldConfig(n_train=200, n_val=30, n_test=40)
-CFG = MCICConfig(pv_epochs=20, neighbourhood=40, relation_margin=WORLD.relation_margin)
+WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=40)
+CFG = make_config(MCICConfig, pv_epochs=20, neighbourhood=40, relation_margin=WORLD.relation_margin)
 
 
 @pytest.fixture(scope="module")
@@ -45,22 +47,12 @@ def _digest(tables: dict[str, pd.DataFrame]) -> str:
 
 def test_config_rejects_unknown_keys_and_bad_values():
     with pytest.raises(ValueError, match="unknown keys \\['bleu_ordr'\\]"):
-        MCICConfig.from_dict({"bleu_ordr": 3})
+        make_config(MCICConfig, {"bleu_ordr": 3})
     with pytest.raises(ValueError, match="option_order"):
-        MCICConfig.from_dict({"option_order": "random"})
+        make_config(MCICConfig, {"option_order": "random"})
     with pytest.raises(ValueError, match="score_lambda"):
-        MCICConfig(score_lambda=1.5)
-    assert MCICConfig.from_dict({"neighbourhood": 7}).neighbourhood == 7
-
-
-def test_schema_lists_every_config_field_with_its_default():
-    yaml = pytest.importorskip("yaml")
-    props = yaml.safe_load(mcic.SCHEMA_YAML)["mcic"]["properties"]
-    defaults = MCICConfig()
-    assert set(props) == set(MCICConfig.__dataclass_fields__)
-    for name, prop in props.items():
-        assert prop["default"] == getattr(defaults, name), name
-        assert prop["description"].strip(), name
+        make_config(MCICConfig, score_lambda=1.5)
+    assert make_config(MCICConfig, {"neighbourhood": 7}).neighbourhood == 7
 
 
 # --- BLEU ---------------------------------------------------------------------------------------
@@ -118,7 +110,7 @@ def test_same_params_give_identical_tables(world, tables):
 _SUBPROCESS = """
 import hashlib
 from itmbench.papers.mcic import benchmark as mcic
-from itmbench.papers.mcic.benchmark import MCICConfig
+from itmbench.papers.mcic.config import MCICConfig
 from itmbench.world.generate import WorldConfig, generate_world
 tables = mcic.build(generate_world({world!r}), {cfg!r})
 h = hashlib.sha256()
@@ -226,7 +218,9 @@ def test_answer_positions_table_and_shuffled_order(world, tables):
         counts = np.bincount(part["answer_index"], minlength=5)
         assert pos.loc[pos["split"] == split, "n"].tolist() == counts.tolist()
         assert pos.loc[pos["split"] == split, "share"].sum() == pytest.approx(1.0)
-    shuffled = mcic.build(world, MCICConfig(**{**CFG.__dict__, "option_order": "shuffled", "order_seed": 3}))
+    shuffled = mcic.build(
+        world, make_config(MCICConfig, **{**CFG.__dict__, "option_order": "shuffled", "order_seed": 3})
+    )
     a, b = tables["examples"], shuffled["examples"]
     assert a["example_id"].tolist() == b["example_id"].tolist()  # same instances, other order
     assert [sorted(o) for o in a["options"]] == [sorted(o) for o in b["options"]]
@@ -301,15 +295,15 @@ def test_simulated_raters_follow_truth_and_noise():
     fits = rng.random((n, 5)) < 0.3
     answer = rng.integers(0, 5, n)
     fits[np.arange(n), answer] = True
-    quiet = mcic.simulate_raters(fits, answer, MCICConfig(rater_noise=0.0), stream=0)
+    quiet = mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0)
     assert np.take_along_axis(fits, quiet, axis=1).all()  # without noise a rater picks a fitting option
     only = fits.sum(axis=1) == 1
     assert (quiet[only] == answer[only, None]).all()
     expected = (1 / fits.sum(axis=1)).mean()  # uniform among fitting options
     assert (quiet == answer[:, None]).mean() == pytest.approx(expected, abs=0.02)
-    loud = mcic.simulate_raters(fits, answer, MCICConfig(rater_noise=1.0), stream=0)
+    loud = mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=1.0), stream=0)
     assert (loud == answer[:, None]).mean() == pytest.approx(0.2, abs=0.02)
-    assert np.array_equal(quiet, mcic.simulate_raters(fits, answer, MCICConfig(rater_noise=0.0), stream=0))
+    assert np.array_equal(quiet, mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0))
 
 
 # --- scoring ------------------------------------------------------------------------------------
@@ -376,6 +370,6 @@ def test_summarize_counts_a_tie_as_wrong():
 
 
 def test_audit_rejects_tables_from_another_world(tables):
-    other = generate_world(WorldConfig(n_train=5, n_val=2, n_test=2))
+    other = generate_world(make_config(WorldConfig, n_train=5, n_val=2, n_test=2))
     with pytest.raises(KeyError, match="not in the world"):
         mcic.audit(other, tables, CFG)

@@ -58,7 +58,7 @@ s(q, I_true) > s(q, I_false) strictly (a tie counts as wrong). Accuracy with a W
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +68,13 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bison.released import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
-from itmbench.world.generate import SPLITS, World, WorldConfig
+from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import Scene
 from itmbench.world.truth import truth_matrix
 
@@ -119,99 +121,6 @@ REQUIRED_COLUMNS: dict[str, list[str]] = {
 SCORING_TABLES = ("annotations", "items")
 CONSTRUCTION_TABLES = ("pairs", "stages")
 SCORE_COLUMNS = ["bison_id", "caption_id", "true_image_id", "false_image_id", "score_true", "score_false", "correct"]
-
-
-@dataclass(frozen=True)
-class BisonConfig:
-    """BISON construction in the world (params.yaml section `bison`); defaults are the module's decisions."""
-
-    split: str = "test"
-    seed: int = 0
-    pairing: str = "both"
-    embedding: str = "fasttext"
-    vector_size: int = 64
-    window: int = 5
-    min_count: int = 1
-    epochs: int = 10
-    fasttext_min_n: int = 3
-    fasttext_max_n: int = 6
-    fasttext_bucket: int = 10_000
-    annotator_error: float = 0.05
-    verifier_error: float = 0.06
-    n_verifiers: int = 2
-    shuffle_candidates: bool = True
-
-    def __post_init__(self) -> None:
-        if self.split not in SPLITS:
-            raise ValueError(f"bison params: split {self.split!r}; expected one of {SPLITS}")
-        if self.pairing not in ("both", "query"):
-            raise ValueError(f"bison params: pairing {self.pairing!r}; expected 'both' or 'query'")
-        if self.embedding not in ("fasttext", "word2vec"):
-            raise ValueError(f"bison params: embedding {self.embedding!r}; expected 'fasttext' or 'word2vec'")
-        for name in ("annotator_error", "verifier_error"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"bison params: {name}={value}; expected a probability in [0, 1]")
-        for name in ("vector_size", "window", "min_count", "epochs", "n_verifiers", "fasttext_bucket"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"bison params: {name}={getattr(self, name)}; expected an integer >= 1")
-        if not 1 <= self.fasttext_min_n <= self.fasttext_max_n:
-            raise ValueError(
-                f"bison params: fasttext_min_n={self.fasttext_min_n}, fasttext_max_n={self.fasttext_max_n}; "
-                "expected 1 <= min_n <= max_n"
-            )
-
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> BisonConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(BisonConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"bison params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return BisonConfig(**d)
-
-
-SCHEMA_YAML = """\
-bison:
-  type: object
-  additionalProperties: false
-  default: {}
-  description: BISON built in the world by the paper's three stages (src/itmbench/papers/bison/benchmark.py).
-  properties:
-    split:
-      {type: string, enum: [train, val, test], default: test,
-       description: "Split whose images are paired (the COCO val2014 analogue)."}
-    seed:
-      {type: integer, default: 0,
-       description: "Seed of the word embeddings, the simulated annotators and the candidate order."}
-    pairing:
-      {type: string, enum: [both, query], default: both,
-       description: "both: each unordered nearest-neighbour pair posed both ways (fits 67,564); query: one per image."}
-    embedding:
-      {type: string, enum: [fasttext, word2vec], default: fasttext,
-       description: "gensim word embeddings, trained on the train captions, whose caption mean pairs the images."}
-    vector_size: {type: integer, minimum: 1, default: 64, description: Dimension of the word embeddings.}
-    window: {type: integer, minimum: 1, default: 5, description: Context window of the word embeddings.}
-    min_count: {type: integer, minimum: 1, default: 1, description: Minimum word count of the embedding vocabulary.}
-    epochs: {type: integer, minimum: 1, default: 10, description: Training epochs of the word embeddings.}
-    fasttext_min_n: {type: integer, minimum: 1, default: 3, description: Shortest FastText character n-gram.}
-    fasttext_max_n: {type: integer, minimum: 1, default: 6, description: Longest FastText character n-gram.}
-    fasttext_bucket:
-      {type: integer, minimum: 1, default: 10000,
-       description: "FastText n-gram hash buckets (the world's vocabulary is tiny)."}
-    annotator_error:
-      {type: number, minimum: 0, maximum: 1, default: 0.05,
-       description: "Probability that the stage-2 annotator answers wrongly (uniform among wrong options)."}
-    verifier_error:
-      {type: number, minimum: 0, maximum: 1, default: 0.06,
-       description: "Probability that a stage-3 verifier answers wrongly; (1-0.06)^2 is near the paper's 87.7%."}
-    n_verifiers:
-      {type: integer, minimum: 1, default: 2,
-       description: "Verifiers per triple; every one must pick the positive image."}
-    shuffle_candidates:
-      {type: boolean, default: true,
-       description: "Seeded random order of the two candidate images (else the true image is candidate 0)."}
-"""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -361,7 +270,7 @@ def _split_truth(
 
 
 def _world_truth_params(world: World, world_cfg: WorldConfig | None) -> tuple[float, int]:
-    wc = world_cfg or WorldConfig()
+    wc = world_cfg or make_config(WorldConfig)
     max_objects = max(wc.max_objects, int(world.image_table["n_objects"].max()))
     return wc.relation_margin, max_objects
 

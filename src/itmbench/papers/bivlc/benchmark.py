@@ -55,7 +55,6 @@ and step 4 drops Add instances except for annotator errors (the paper keeps 19% 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +66,7 @@ from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, 
 from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.negatives.captions import propose_edit
 from itmbench.negatives.images import MISTAKES, GeneratedImage, ImageGenerator, make_generator
+from itmbench.papers.bivlc.config import GENERATOR_FIELDS, BiVLCConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS, TYPES, split_subset
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
@@ -131,12 +131,6 @@ WORLD_EXTRA_TABLES = ("extra_images", "extra_captions")
 WORLD_ONLY_COLUMNS = {"sugarcrepe": ("negative_structure", "edit", "chosen_candidate", "judged_ambiguous")}
 STAGES = ("edits_proposed", "edits_true_of_image", "sugarcrepe", "step3_chosen", "bivlc")
 EXTRA_DIR = "extra_items"
-GENERATOR_FIELDS = ("p_missing_object", "p_extra_object", "p_wrong_binding", "p_wrong_relation", "difficulty_sd")
-# Keyword arguments of each registered generator (negatives.images.GENERATORS), as data.
-GENERATOR_KEYS: dict[str, tuple[str, ...]] = {
-    "render": ("image_size", "noise", "margin", "max_objects", *GENERATOR_FIELDS),
-    "diffusion": ("image_size", "model_path", "recognizer_path", "guidance_scale", "num_inference_steps", "seed"),
-}
 # Keys that only the diffusion generator reads (the workflow leaves them out of a render build's params).
 DIFFUSION_ONLY_KEYS = ("guidance_scale", "num_inference_steps", "candidates")
 # Keys that only steps 3-4 (the annotators), the render generator or the final ids read: not generation.
@@ -144,132 +138,6 @@ NOT_GENERATION_KEYS = ("select_noise", "ambiguity_noise", "id_offset", "render_n
 EXTRA_IMAGE_COLUMNS = ("image_id", "split", "n_objects", "scene", "image_size", "pixels")
 EXTRA_CAPTION_COLUMNS = ("caption_id", "image_id", "split", "text", "structure")
 ITEM_COLUMNS = ("kind", "item_id")
-
-SCHEMA_YAML = """\
-bivlc:
-  type: object
-  additionalProperties: false
-  description: BiVLC with its SugarCrepe half, built in the world (itmbench.papers.bivlc.benchmark)
-  properties:
-    seed: {type: integer, default: 0, description: seed of every random stream of the construction}
-    split: {type: string, enum: [train, val, test], default: test, description: world split to build from}
-    subsets:
-      type: array
-      items: {type: string, enum: [replace_obj, replace_att, replace_rel, swap_obj, swap_att, add_obj, add_att]}
-      minItems: 1
-      uniqueItems: true
-      default: [replace_obj, replace_att, replace_rel, swap_obj, swap_att, add_obj, add_att]
-      description: SugarCrepe subsets (type_subtype) to build
-    instances_per_image_subset:
-      {type: integer, minimum: 1, default: 1, description: SugarCrepe instances kept per image and subset}
-    generator: {type: string, enum: [render, diffusion], default: render, description: image generator (registry name)}
-    max_images:
-      {type: integer, minimum: 0, default: 0, description: build from the first this many images of the split (0 = all)}
-    guidance_scale:
-      {type: number, minimum: 0, default: 3.0, description: "diffusion generator: classifier-free guidance"}
-    num_inference_steps: {type: integer, minimum: 1, default: 25, description: "diffusion generator: DDIM steps"}
-    candidates:
-      {type: string, default: "", description: "set by the workflow: folder of the pregenerated candidates (diffusion)"}
-    n_candidates: {type: integer, minimum: 1, default: 4, description: generated candidate images per negative caption}
-    p_missing_object:
-      {type: number, minimum: 0, maximum: 1, default: 0.2, description: generator leaves out each claimed object}
-    p_extra_object:
-      {type: number, minimum: 0, maximum: 1, default: 0.3, description: generator adds a random extra object}
-    p_wrong_binding:
-      {type: number, minimum: 0, maximum: 1, default: 0.3, description: generator binds an attribute wrongly}
-    p_wrong_relation:
-      {type: number, minimum: 0, maximum: 1, default: 0.35, description: generator swaps the two related objects}
-    difficulty_sd:
-      {type: number, minimum: 0, default: 1.5, description: log-sd of the per-prompt multiplier of the mistake rates}
-    render_noise: {type: number, minimum: 0, default: 4.0, description: sensor noise of generated images (as the world)}
-    select_noise:
-      {type: number, minimum: 0, default: 0.25, description: sd of the step-3 annotator's perceived fit (truth 0/1)}
-    ambiguity_noise:
-      {type: number, minimum: 0, default: 0.3, description: sd of the step-4 annotator's perceived fit (truth 0/1)}
-    relation_margin: {type: number, minimum: 0, default: 0.05, description: truth margin of relations (= world's)}
-    max_objects: {type: integer, minimum: 1, default: 4, description: most objects in a generated scene (= world's)}
-    id_offset:
-      {type: integer, minimum: 1, default: 1000000000, description: first id of new (negative) images and captions}
-"""
-
-
-@dataclass(frozen=True)
-class BiVLCConfig:
-    """The bivlc section of params.yaml (defaults: the world-scaled decisions in the module docstring)."""
-
-    seed: int = 0
-    split: str = "test"
-    subsets: tuple[str, ...] = SUBSETS
-    instances_per_image_subset: int = 1
-    generator: str = "render"
-    max_images: int = 0
-    guidance_scale: float = 3.0
-    num_inference_steps: int = 25
-    candidates: str = ""
-    n_candidates: int = 4
-    p_missing_object: float = 0.2
-    p_extra_object: float = 0.3
-    p_wrong_binding: float = 0.3
-    p_wrong_relation: float = 0.35
-    difficulty_sd: float = 1.5
-    render_noise: float = 4.0
-    select_noise: float = 0.25
-    ambiguity_noise: float = 0.3
-    relation_margin: float = 0.05
-    max_objects: int = 4
-    id_offset: int = 1_000_000_000
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "subsets", tuple(self.subsets))
-        unknown = [s for s in self.subsets if s not in SUBSETS]
-        if unknown or not self.subsets or len(set(self.subsets)) != len(self.subsets):
-            raise ValueError(f"bivlc params: subsets {list(self.subsets)}; expected distinct names among {SUBSETS}")
-        for name in GENERATOR_FIELDS[:4]:
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"bivlc params: {name} = {getattr(self, name)}; expected a probability in [0, 1]")
-        for name in ("difficulty_sd", "select_noise", "ambiguity_noise", "render_noise", "relation_margin"):
-            if not getattr(self, name) >= 0.0:
-                raise ValueError(f"bivlc params: {name} = {getattr(self, name)}; expected a number >= 0")
-        for name in ("n_candidates", "instances_per_image_subset", "max_objects", "id_offset", "num_inference_steps"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"bivlc params: {name} = {getattr(self, name)}; expected a positive integer")
-        if self.max_images < 0 or self.guidance_scale < 0:
-            raise ValueError(
-                f"bivlc params: max_images = {self.max_images}, guidance_scale = {self.guidance_scale}; expected >= 0"
-            )
-        if self.generator not in GENERATOR_KEYS:
-            raise ValueError(f"bivlc params: generator {self.generator!r}; expected one of {sorted(GENERATOR_KEYS)}")
-
-    @staticmethod
-    def from_dict(d: Mapping[str, Any]) -> BiVLCConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(BiVLCConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"bivlc params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return BiVLCConfig(**d)
-
-    def generator_params(self, image_size: int, generator: str | None = None, **models: str) -> dict[str, Any]:
-        """Keyword arguments of a registered generator (default `self.generator`); `models`: its checkpoint folders."""
-        name = generator or self.generator
-        every = {
-            "image_size": image_size,
-            "noise": self.render_noise,
-            "margin": self.relation_margin,
-            "max_objects": self.max_objects,
-            **{field: getattr(self, field) for field in GENERATOR_FIELDS},
-            "guidance_scale": self.guidance_scale,
-            "num_inference_steps": self.num_inference_steps,
-            "seed": self.seed,
-            **models,
-        }
-        missing = [k for k in GENERATOR_KEYS[name] if k not in every]
-        if missing:
-            raise ValueError(
-                f"bivlc generator {name!r}: no {missing}; expected its checkpoint folders "
-                "(train them with `itmbench train-diffusion` / `train-recognizer`)"
-            )
-        return {k: every[k] for k in GENERATOR_KEYS[name]}
 
 
 def _rng(seed: int, stream: int, *keys: int) -> np.random.Generator:

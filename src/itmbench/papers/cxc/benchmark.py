@@ -66,7 +66,7 @@ import itertools
 import json
 import math
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +77,9 @@ from itmbench.io import write_parquet
 from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.metrics.retrieval import retrieval_summary
+from itmbench.papers.cxc.config import SPLIT_CODES, CxcConfig
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, SAMPLING_METHODS, TASKS, pairs_schema
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import (
     PairScores,
@@ -97,7 +99,6 @@ from itmbench.world.truth import caption_fits, truth_matrix
 if TYPE_CHECKING:
     from itmbench.scoring.retrieval import Matrix
 
-SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
 TASK_CODES = {"sts": 0, "sis": 1, "sits": 2}
 TASK_LABELS = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
 SIMILARITY_DECIMALS = 6
@@ -123,235 +124,6 @@ _CHUNK = 512
 # to 4 decimals, so a relation sampled at the margin can flip (1 of 13,750 captions in the default world);
 # a wrong relation_margin flips far more and is an error.
 OWN_MISFIT_TOLERANCE = 0.01
-
-
-@dataclass(frozen=True)
-class CxcConfig:
-    """CxC construction in the world (params.yaml section `cxc`); defaults are the world-scaled decisions."""
-
-    seed: int = 0
-    splits: tuple[str, ...] = ("val", "test")
-    score_split: str = "test"
-    top_k: int = 5
-    cocaption_fraction: float = 0.5
-    intrasim_per_image: float = 4.0
-    intrasim_sts_fraction: float = 0.5
-    n_raters: int = 5
-    rater_sd_sts: float = 0.8
-    rater_sd_sis: float = 0.6
-    rater_sd_sits: float = 0.5
-    rating_decimals: int = 2
-    threshold_sts: float = 3.0
-    threshold_sis: float = 2.5
-    threshold_sits: float = 3.0
-    colour_bins: int = 4
-    layout_grid: int = 4
-    saturation_min: int = 40
-    layout_weight: float = 0.5
-    sts_overlap_weight: float = 0.6
-    sis_w_shape: float = 1.0
-    sis_w_colour: float = 1.0
-    sis_w_size: float = 0.5
-    sis_w_position: float = 0.5
-    sis_position_scale: float = 0.5
-    sits_fit_base: float = 4.75
-    sits_partial_max: float = 3.0
-    sits_query: str = "image"
-
-    def __post_init__(self) -> None:
-        """Reject values the construction cannot use, naming the field."""
-        bad = [s for s in self.splits if s not in SPLIT_CODES]
-        if bad or not self.splits:
-            raise ValueError(
-                f"cxc params: splits {list(self.splits)}; expected a non-empty subset of {list(SPLIT_CODES)}"
-            )
-        if self.score_split not in self.splits:
-            raise ValueError(f"cxc params: score_split {self.score_split!r} is not among splits {list(self.splits)}")
-        if self.top_k < 1 or self.n_raters < 1:
-            raise ValueError(f"cxc params: top_k={self.top_k}, n_raters={self.n_raters}; expected both >= 1")
-        for name in ("cocaption_fraction", "intrasim_sts_fraction"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0 or (name == "cocaption_fraction" and value >= 1.0):
-                raise ValueError(f"cxc params: {name}={value}; expected a fraction in [0, 1)")
-        if self.sits_query not in ("image", "caption"):
-            raise ValueError(f"cxc params: sits_query={self.sits_query!r}; expected 'image' or 'caption'")
-        if not 0.0 <= self.sits_fit_base <= 5.0 or not 0.0 <= self.sits_partial_max <= 5.0:
-            raise ValueError("cxc params: sits_fit_base and sits_partial_max must lie in [0, 5]")
-
-    @staticmethod
-    def from_dict(d: dict) -> CxcConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(CxcConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"cxc params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        values = dict(d)
-        if "splits" in values:
-            values["splits"] = tuple(values["splits"])
-        return CxcConfig(**values)
-
-    def threshold(self, task: str) -> float:
-        """The positive threshold of a task."""
-        return float(getattr(self, f"threshold_{task}"))
-
-    def rater_sd(self, task: str) -> float:
-        """The rater noise of a task."""
-        return float(getattr(self, f"rater_sd_{task}"))
-
-
-SCHEMA_YAML = """\
-cxc:
-  type: object
-  additionalProperties: false
-  default: {}
-  description: >-
-    Crisscrossed Captions built in the world (src/itmbench/papers/cxc/benchmark.py); defaults are the
-    world-scaled decisions.
-  properties:
-    seed:
-      type: integer
-      default: 0
-      description: "Seed of the caption choices, the co-caption draws and the simulated raters."
-    splits:
-      type: array
-      items: {type: string, enum: [train, val, test]}
-      minItems: 1
-      default: [val, test]
-      description: "World splits that get ratings (CxC extends the Karpathy val and test splits)."
-    score_split:
-      type: string
-      enum: [train, val, test]
-      default: test
-      description: "Split whose ratings and gallery are scored (the paper reports the 5k test split)."
-    top_k:
-      type: integer
-      minimum: 1
-      default: 5
-      description: "Other-modality neighbours per item (paper: top 5)."
-    cocaption_fraction:
-      type: number
-      minimum: 0
-      exclusiveMaximum: 1
-      default: 0.5
-      description: "Share of the STS pairs drawn from co-captions (paper: half)."
-    intrasim_per_image:
-      type: number
-      minimum: 0
-      default: 4.0
-      description: "c2i_intrasim pairs per image (paper: about 19.8k over 5k images)."
-    intrasim_sts_fraction:
-      type: number
-      minimum: 0
-      maximum: 1
-      default: 0.5
-      description: "Share of c2i_intrasim pairs from the STS ranks, the rest from the SIS ranks (paper: half)."
-    n_raters:
-      type: integer
-      minimum: 1
-      default: 5
-      description: "Simulated raters per pair (paper: 5)."
-    rater_sd_sts:
-      type: number
-      minimum: 0
-      default: 0.8
-      description: "Std of one rater's error on STS (the paper's STS ratings vary most)."
-    rater_sd_sis:
-      type: number
-      minimum: 0
-      default: 0.6
-      description: "Std of one rater's error on SIS."
-    rater_sd_sits:
-      type: number
-      minimum: 0
-      default: 0.5
-      description: "Std of one rater's error on SITS (the paper's least varied task)."
-    rating_decimals:
-      type: integer
-      minimum: 0
-      default: 2
-      description: "Decimals of one rating on the continuous slider."
-    threshold_sts:
-      type: number
-      default: 3.0
-      description: "STS positive threshold on the mean rating (paper: 3)."
-    threshold_sis:
-      type: number
-      default: 2.5
-      description: "SIS positive threshold on the mean rating (paper: 2.5)."
-    threshold_sits:
-      type: number
-      default: 3.0
-      description: "SITS positive threshold on the mean rating (paper: 3)."
-    colour_bins:
-      type: integer
-      minimum: 1
-      default: 4
-      description: "Bins per RGB channel of the image scorer's colour histogram."
-    layout_grid:
-      type: integer
-      minimum: 1
-      default: 4
-      description: "Cells per side of the image scorer's layout grid."
-    saturation_min:
-      type: integer
-      minimum: 0
-      maximum: 255
-      default: 40
-      description: "Max - min channel spread above which a pixel counts as object, not background."
-    layout_weight:
-      type: number
-      minimum: 0
-      default: 0.5
-      description: "Weight of the layout block against the colour block in the image scorer."
-    sts_overlap_weight:
-      type: number
-      minimum: 0
-      maximum: 1
-      default: 0.6
-      description: "Weight of claim overlap (Jaccard) against cross-fit in the STS similarity."
-    sis_w_shape:
-      type: number
-      minimum: 0
-      default: 1.0
-      description: "SIS object similarity weight of a shared shape."
-    sis_w_colour:
-      type: number
-      minimum: 0
-      default: 1.0
-      description: "SIS object similarity weight of a shared colour."
-    sis_w_size:
-      type: number
-      minimum: 0
-      default: 0.5
-      description: "SIS object similarity weight of a shared size."
-    sis_w_position:
-      type: number
-      minimum: 0
-      default: 0.5
-      description: "SIS object similarity weight of closeness in position."
-    sis_position_scale:
-      type: number
-      exclusiveMinimum: 0
-      default: 0.5
-      description: "Distance (fraction of the side) at which position closeness reaches 0."
-    sits_fit_base:
-      type: number
-      minimum: 0
-      maximum: 5
-      default: 4.75
-      description: "SITS of a fitting caption that covers no other object; covering all objects gives 5."
-    sits_partial_max:
-      type: number
-      minimum: 0
-      maximum: 5
-      default: 3.0
-      description: "SITS bound of a caption that does not fit, scaled by its share of satisfied claims."
-    sits_query:
-      type: string
-      enum: [image, caption]
-      default: image
-      description: "Query side of the SITS bootstrap correlation (the paper does not say)."
-"""
 
 
 # ----------------------------------------------------------------------------- world scorers
@@ -772,7 +544,7 @@ def _margin_from_inputs(inputs: dict[str, Any]) -> float:
         return float(inputs["world_cfg"].relation_margin)
     if inputs.get("relation_margin") is not None:
         return float(inputs["relation_margin"])
-    return WorldConfig().relation_margin
+    return make_config(WorldConfig).relation_margin
 
 
 def build(world: World, cfg: CxcConfig, **inputs: Any) -> dict[str, pd.DataFrame]:
@@ -1016,13 +788,13 @@ def audit(world: World, tables: dict[str, pd.DataFrame], cfg: CxcConfig, **input
 
 
 def _config_value(tables: dict[str, pd.DataFrame], key: str) -> Any:
-    """A construction setting stored in the `config` table (the dataclass default when absent)."""
+    """A construction setting stored in the `config` table (the schema's default when absent)."""
     config = tables.get("config")
     if config is not None:
         match = config.loc[config["key"] == key, "value"]
         if len(match):
             return json.loads(match.iloc[0])
-    return getattr(CxcConfig(), key)
+    return getattr(make_config(CxcConfig), key)
 
 
 def first_positive_ranks_excluding(

@@ -60,7 +60,7 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +70,14 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.papers.eccv.config import ANSWERS, WORLD_ANNOTATORS, EccvConfig
 from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES
+from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
 from itmbench.scoring.retrieval import top_k
 from itmbench.world.captions import CaptionStructure, Mention
-from itmbench.world.generate import SPLITS, World, WorldConfig
+from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
 from itmbench.world.truth import truth_matrix
 
@@ -83,18 +85,7 @@ I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
 SHORT = {I2T: "i2t", T2I: "t2i"}
 QUERY_KIND = {I2T: "image", T2I: "caption"}
 GALLERY_KIND = {I2T: "caption", T2I: "image"}
-ANSWERS: tuple[str, ...] = ("100% YES", "Partially YES", "Partially NO", "100% NO")
 CLAIM_KINDS: tuple[str, ...] = ("shape", "colour", "size", "count", "relation")
-# World annotators: name -> the claim kinds it ignores (bag_of_words is the text-only one).
-WORLD_ANNOTATORS: dict[str, tuple[str, ...]] = {
-    "exact": (),
-    "ignore_shape": ("shape",),
-    "ignore_colour": ("colour",),
-    "ignore_size": ("size",),
-    "ignore_count": ("count",),
-    "ignore_relation": ("relation",),
-    "bag_of_words": (),
-}
 BOW_STOPWORDS = frozenset(
     {"a", "an", "the", "is", "are", "there", "picture", "image", "with", "showing", "plain", "background", "together"}
 )
@@ -120,147 +111,6 @@ class MachineAnnotator:
     name: str
     score: Scorer
 
-
-@dataclass(frozen=True)
-class EccvConfig:
-    """ECCV Caption construction in the world (params.yaml section `eccv`); defaults are the module's decisions."""
-
-    split: str = "test"
-    seed: int = 0
-    image_query_fraction: float = 1261 / 5000
-    caption_query_fraction: float = 1332 / 25000
-    annotators: tuple[str, ...] = ("ignore_colour", "ignore_size", "ignore_relation", "ignore_count", "bag_of_words")
-    annotator_noise: float = 0.05
-    top_k: int = 5
-    answer_probs_fit: tuple[float, ...] = (0.80, 0.15, 0.04, 0.01)
-    answer_probs_one_off: tuple[float, ...] = (0.05, 0.35, 0.40, 0.20)
-    answer_probs_worse: tuple[float, ...] = (0.01, 0.04, 0.20, 0.75)
-    positive_answers: tuple[str, ...] = ("100% YES", "Partially YES")
-    pm_vector: str = "set"
-    pm_caption_vector: str = "image"
-    pm_zeta: int = 0
-    pm_r_cap: int = 50
-
-    def __post_init__(self) -> None:
-        for name in (
-            "annotators",
-            "answer_probs_fit",
-            "answer_probs_one_off",
-            "answer_probs_worse",
-            "positive_answers",
-        ):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        if self.split not in SPLITS:
-            raise ValueError(f"eccv params: split {self.split!r}; expected one of {SPLITS}")
-        for name in ("image_query_fraction", "caption_query_fraction"):
-            value = getattr(self, name)
-            if not 0.0 < value <= 1.0:
-                raise ValueError(f"eccv params: {name}={value}; expected a fraction in (0, 1]")
-        unknown = [a for a in self.annotators if a not in WORLD_ANNOTATORS]
-        if unknown or not self.annotators or len(set(self.annotators)) != len(self.annotators):
-            raise ValueError(
-                f"eccv params: annotators {list(self.annotators)}; "
-                f"expected distinct names from {list(WORLD_ANNOTATORS)}"
-            )
-        if self.annotator_noise < 0:
-            raise ValueError(f"eccv params: annotator_noise={self.annotator_noise}; expected >= 0")
-        for name in ("top_k", "pm_r_cap"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"eccv params: {name}={getattr(self, name)}; expected an integer >= 1")
-        if self.pm_zeta < 0:
-            raise ValueError(f"eccv params: pm_zeta={self.pm_zeta}; expected an integer >= 0")
-        for name in ("answer_probs_fit", "answer_probs_one_off", "answer_probs_worse"):
-            probs = np.asarray(getattr(self, name), dtype=float)
-            if probs.shape != (len(ANSWERS),) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-6:
-                raise ValueError(
-                    f"eccv params: {name}={list(probs)}; expected {len(ANSWERS)} probabilities of {list(ANSWERS)} "
-                    "summing to 1"
-                )
-        bad = [a for a in self.positive_answers if a not in ANSWERS]
-        if bad or not self.positive_answers:
-            raise ValueError(f"eccv params: positive_answers {list(self.positive_answers)}; expected some of {ANSWERS}")
-        if self.pm_vector not in ("set", "multiset"):
-            raise ValueError(f"eccv params: pm_vector {self.pm_vector!r}; expected 'set' or 'multiset'")
-        if self.pm_caption_vector not in ("image", "mentioned"):
-            raise ValueError(
-                f"eccv params: pm_caption_vector {self.pm_caption_vector!r}; expected 'image' or 'mentioned'"
-            )
-
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> EccvConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(EccvConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"eccv params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return EccvConfig(**d)
-
-
-SCHEMA_YAML = """\
-eccv:
-  type: object
-  additionalProperties: false
-  default: {}
-  description: >-
-    ECCV Caption built in the world by machine proposals and simulated human answers
-    (src/itmbench/papers/eccv/benchmark.py).
-  properties:
-    split:
-      {type: string, enum: [train, val, test], default: test,
-       description: "Split whose images and captions are the queries and the gallery (the Karpathy test analogue)."}
-    seed:
-      {type: integer, default: 0,
-       description: "Seed of the query sample, the world annotators' noise and the simulated human answers."}
-    image_query_fraction:
-      {type: number, exclusiveMinimum: 0, maximum: 1, default: 0.2522,
-       description: "Share of the split's images sampled as i2t queries (1,261 / 5,000)."}
-    caption_query_fraction:
-      {type: number, exclusiveMinimum: 0, maximum: 1, default: 0.05328,
-       description: "Share of the split's captions sampled as t2i queries (1,332 / 25,000)."}
-    annotators:
-      type: array
-      items:
-        type: string
-        enum: [exact, ignore_shape, ignore_colour, ignore_size, ignore_count, ignore_relation, bag_of_words]
-      minItems: 1
-      uniqueItems: true
-      default: [ignore_colour, ignore_size, ignore_relation, ignore_count, bag_of_words]
-      description: "World machine annotators proposing top-k candidates (the paper: PVSE, VSRN, PCME, ViLT, CLIP)."
-    annotator_noise:
-      {type: number, minimum: 0, default: 0.05,
-       description: "Sd of the Gaussian noise added to the world annotators' scores (graded truth in [0, 1], cosine)."}
-    top_k: {type: integer, minimum: 1, default: 5, description: "Candidates each annotator proposes per query."}
-    answer_probs_fit:
-      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
-       default: [0.80, 0.15, 0.04, 0.01],
-       description: "P(100% YES, Partially YES, Partially NO, 100% NO) for a pair that fits."}
-    answer_probs_one_off:
-      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
-       default: [0.05, 0.35, 0.40, 0.20],
-       description: "Answer probabilities for a pair whose scene violates exactly one claim of the caption."}
-    answer_probs_worse:
-      {type: array, items: {type: number, minimum: 0, maximum: 1}, minItems: 4, maxItems: 4,
-       default: [0.01, 0.04, 0.20, 0.75],
-       description: "Answer probabilities for a pair whose scene violates two or more claims."}
-    positive_answers:
-      type: array
-      items: {type: string, enum: ["100% YES", "Partially YES", "Partially NO", "100% NO"]}
-      minItems: 1
-      uniqueItems: true
-      default: ["100% YES", "Partially YES"]
-      description: "Answers that make a verified positive (the paper: Yes and Partially yes)."
-    pm_vector:
-      {type: string, enum: [set, multiset], default: set,
-       description: "Plausible-match vector: set of shapes present (the paper's binary class vector) or their counts."}
-    pm_caption_vector:
-      {type: string, enum: [image, mentioned], default: image,
-       description: "A caption's PM vector: its own image's (the paper's rule) or the shapes it mentions."}
-    pm_zeta:
-      {type: integer, minimum: 0, default: 0,
-       description: "PM when the vectors differ in at most zeta positions (L1 for multisets); the paper reports 0."}
-    pm_r_cap:
-      {type: integer, minimum: 1, default: 50, description: "PMRP caps R at min(R, pm_r_cap) (the paper: 50)."}
-"""
 
 POSITIVE_COLUMNS = list(SCHEMA)
 ITEM_COLUMNS = {"kind": "string", "item_id": "int64"}
@@ -450,7 +300,7 @@ def _rows(sorted_ids: np.ndarray, ids: np.ndarray, kind: str) -> np.ndarray:
 
 
 def _world_truth_params(world: World, world_cfg: WorldConfig | None) -> tuple[float, int]:
-    wc = world_cfg or WorldConfig()
+    wc = world_cfg or make_config(WorldConfig)
     return wc.relation_margin, max(wc.max_objects, int(world.image_table["n_objects"].max()))
 
 

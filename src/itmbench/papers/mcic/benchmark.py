@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +70,7 @@ import pandas as pd
 from itmbench.io import write_parquet
 from itmbench.metrics.accuracy import constant_answer_accuracy, mcic_accuracy, multiple_choice_correct
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig
 from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
@@ -82,11 +82,6 @@ if TYPE_CHECKING:
 
     from itmbench.scoring.embed import EmbeddingCache
 
-N_OPTIONS = 5
-OPTION_ORDERS = ("alphabetical", "shuffled")
-DECOY_POOLS = ("split", "all")
-BLEU_SMOOTHINGS = ("add_one", "none")
-PV_LOSSES = ("hs", "negative")
 # The paper's published reference values (Table 2 and the released dev file's answer prior), in %.
 PAPER_HUMAN = {"one_rater": 81.1, "all_correct": 67.3, "majority": 82.8, "at_least_one": 93.1}
 PAPER_PRIOR_POSITION_3 = 22.7
@@ -126,66 +121,6 @@ SCORE_COLUMNS = [f"score_{j}" for j in range(N_OPTIONS)]
 # comes from the released files (the coco source); score_dual and summarize never need them.
 CONSTRUCTION_TABLES = ("decoys", "construction")
 WORLD_ONLY_COLUMNS = ("world_split",)
-
-
-@dataclass(frozen=True)
-class MCICConfig:
-    """MCIC-COCO construction and audit parameters (params.yaml section `mcic`)."""
-
-    splits: dict[str, str] = field(default_factory=lambda: {"dev": "val", "test": "test"})
-    pv_train_split: str = "train"
-    pv_vector_size: int = 64
-    pv_epochs: int = 80
-    pv_min_count: int = 1
-    pv_loss: str = "hs"
-    pv_seed: int = 0
-    neighbourhood: int = 100
-    decoy_pool: str = "split"
-    bleu_threshold: float = 0.5
-    bleu_order: int = 4
-    bleu_smoothing: str = "add_one"
-    score_lambda: float = 0.3
-    n_decoys: int = 4
-    dedupe_decoy_text: bool = True
-    option_order: str = "alphabetical"
-    order_seed: int = 0
-    relation_margin: float = 0.05
-    max_objects: int = 4
-    n_raters: int = 3
-    rater_noise: float = 0.1
-    rater_seed: int = 0
-
-    def __post_init__(self) -> None:
-        checks = [
-            (bool(self.splits), "splits must name at least one split"),
-            (self.pv_vector_size >= 1, "pv_vector_size must be >= 1"),
-            (self.pv_epochs >= 1, "pv_epochs must be >= 1"),
-            (self.pv_min_count >= 1, "pv_min_count must be >= 1"),
-            (self.pv_loss in PV_LOSSES, f"pv_loss must be one of {PV_LOSSES}"),
-            (self.n_decoys >= 1, "n_decoys must be >= 1"),
-            (self.n_decoys == N_OPTIONS - 1, f"n_decoys must be {N_OPTIONS - 1} (5 options per instance)"),
-            (self.neighbourhood >= self.n_decoys, "neighbourhood must be >= n_decoys"),
-            (self.decoy_pool in DECOY_POOLS, f"decoy_pool must be one of {DECOY_POOLS}"),
-            (0.0 <= self.score_lambda <= 1.0, "score_lambda must lie in [0, 1]"),
-            (self.bleu_order >= 1, "bleu_order must be >= 1"),
-            (self.bleu_smoothing in BLEU_SMOOTHINGS, f"bleu_smoothing must be one of {BLEU_SMOOTHINGS}"),
-            (self.option_order in OPTION_ORDERS, f"option_order must be one of {OPTION_ORDERS}"),
-            (self.n_raters >= 1, "n_raters must be >= 1"),
-            (0.0 <= self.rater_noise <= 1.0, "rater_noise must lie in [0, 1]"),
-            (self.max_objects >= 1, "max_objects must be >= 1"),
-        ]
-        bad = [message for ok, message in checks if not ok]
-        if bad:
-            raise ValueError(f"mcic params: {'; '.join(bad)}")
-
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> MCICConfig:
-        """Build from a params section, rejecting unknown keys with their names."""
-        known = {f.name for f in fields(MCICConfig)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"mcic params: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
-        return MCICConfig(**d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -774,147 +709,3 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "ties_counted_wrong": ties,
         "confidence": confidence,
     }
-
-
-SCHEMA_YAML = """\
-mcic:
-  type: object
-  additionalProperties: false
-  default: {}
-  description: >-
-    MCIC-COCO / DMC (Ding et al.) built in the world by Algorithm 1; the decisions are in
-    src/itmbench/papers/mcic/benchmark.py.
-  properties:
-    splits:
-      type: object
-      additionalProperties: {enum: [train, val, test], type: string}
-      minProperties: 1
-      default: {dev: val, test: test}
-      description: >-
-        Benchmark split name -> world split whose captions become instances.
-    pv_train_split:
-      type: string
-      enum: [train, val, test]
-      default: train
-      description: >-
-        World split whose captions train the PV-DBOW model.
-    pv_vector_size:
-      type: integer
-      minimum: 1
-      default: 64
-      description: >-
-        PV-DBOW vector size (paper 1024 on COCO).
-    pv_epochs:
-      type: integer
-      minimum: 1
-      default: 80
-      description: >-
-        PV-DBOW training and inference epochs (paper 5 on COCO).
-    pv_min_count:
-      type: integer
-      minimum: 1
-      default: 1
-      description: >-
-        Minimum word count of the PV vocabulary.
-    pv_loss:
-      type: string
-      enum: [hs, negative]
-      default: hs
-      description: >-
-        PV loss: hierarchical softmax (the paper's softmax) or negative sampling.
-    pv_seed:
-      type: integer
-      default: 0
-      description: >-
-        Seed of the PV model (trained with one worker).
-    neighbourhood:
-      type: integer
-      minimum: 4
-      default: 100
-      description: >-
-        N: nearest captions of other images by PV cosine examined per caption (paper 500).
-    decoy_pool:
-      type: string
-      enum: [split, all]
-      default: split
-      description: >-
-        Where decoys come from: other images of the same split, or of the whole world.
-    bleu_threshold:
-      type: number
-      default: 0.5
-      description: >-
-        L: a candidate with BLEU >= L is too similar and scores 0.
-    bleu_order:
-      type: integer
-      minimum: 1
-      default: 4
-      description: >-
-        Highest n-gram order of BLEU (brevity penalty 1).
-    bleu_smoothing:
-      type: string
-      enum: [add_one, none]
-      default: add_one
-      description: >-
-        BLEU smoothing: add one to matches and totals for n >= 2 (Lin & Och), or none.
-    score_lambda:
-      type: number
-      minimum: 0
-      maximum: 1
-      default: 0.3
-      description: >-
-        lambda: Score = lambda * cos_PV + (1 - lambda) * BLEU.
-    n_decoys:
-      type: integer
-      minimum: 4
-      maximum: 4
-      default: 4
-      description: >-
-        Decoys per instance (5 options).
-    dedupe_decoy_text:
-      type: boolean
-      default: true
-      description: >-
-        Keep only the best-scoring candidate of each distinct text.
-    option_order:
-      type: string
-      enum: [alphabetical, shuffled]
-      default: alphabetical
-      description: >-
-        Option order: alphabetical as released (answer position not uniform) or a seeded shuffle.
-    order_seed:
-      type: integer
-      default: 0
-      description: >-
-        Seed of the shuffled option order.
-    relation_margin:
-      type: number
-      minimum: 0
-      default: 0.05
-      description: >-
-        Truth's relation margin for the audit; must equal world.relation_margin.
-    max_objects:
-      type: integer
-      minimum: 1
-      maximum: 4
-      default: 4
-      description: >-
-        Truth's object capacity for the audit; must equal world.max_objects.
-    n_raters:
-      type: integer
-      minimum: 1
-      default: 3
-      description: >-
-        Simulated raters per instance in the audit (paper 3).
-    rater_noise:
-      type: number
-      minimum: 0
-      maximum: 1
-      default: 0.1
-      description: >-
-        Probability that a simulated rater answers at random instead of from truth.
-    rater_seed:
-      type: integer
-      default: 0
-      description: >-
-        Seed of the simulated raters.
-"""

@@ -1,0 +1,71 @@
+"""MCIC-COCO built in the world: its parameters (params.yaml section `mcic`).
+
+The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
+(build a config with `itmbench.params.make_config(MCICConfig, values)`); the decisions behind them are in
+itmbench.papers.mcic.benchmark's docstring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+N_OPTIONS = 5
+OPTION_ORDERS = ("alphabetical", "shuffled")
+DECOY_POOLS = ("split", "all")
+BLEU_SMOOTHINGS = ("add_one", "none")
+PV_LOSSES = ("hs", "negative")
+
+
+@dataclass(frozen=True)
+class MCICConfig:
+    """MCIC-COCO construction and audit parameters (params.yaml section `mcic`)."""
+
+    SECTION: ClassVar[str] = "mcic"
+    OUTSIDE: ClassVar[dict[str, str]] = {"relation_margin": "world.relation_margin", "max_objects": "world.max_objects"}
+
+    splits: dict[str, str]
+    pv_train_split: str
+    pv_vector_size: int
+    pv_epochs: int
+    pv_min_count: int
+    pv_loss: str
+    pv_seed: int
+    neighbourhood: int
+    decoy_pool: str
+    bleu_threshold: float
+    bleu_order: int
+    bleu_smoothing: str
+    score_lambda: float
+    n_decoys: int
+    dedupe_decoy_text: bool
+    option_order: str
+    order_seed: int
+    relation_margin: float
+    max_objects: int
+    n_raters: int
+    rater_noise: float
+    rater_seed: int
+
+    def __post_init__(self) -> None:
+        checks = [
+            (bool(self.splits), "splits must name at least one split"),
+            (self.pv_vector_size >= 1, "pv_vector_size must be >= 1"),
+            (self.pv_epochs >= 1, "pv_epochs must be >= 1"),
+            (self.pv_min_count >= 1, "pv_min_count must be >= 1"),
+            (self.pv_loss in PV_LOSSES, f"pv_loss must be one of {PV_LOSSES}"),
+            (self.n_decoys >= 1, "n_decoys must be >= 1"),
+            (self.n_decoys == N_OPTIONS - 1, f"n_decoys must be {N_OPTIONS - 1} (5 options per instance)"),
+            (self.neighbourhood >= self.n_decoys, "neighbourhood must be >= n_decoys"),
+            (self.decoy_pool in DECOY_POOLS, f"decoy_pool must be one of {DECOY_POOLS}"),
+            (0.0 <= self.score_lambda <= 1.0, "score_lambda must lie in [0, 1]"),
+            (self.bleu_order >= 1, "bleu_order must be >= 1"),
+            (self.bleu_smoothing in BLEU_SMOOTHINGS, f"bleu_smoothing must be one of {BLEU_SMOOTHINGS}"),
+            (self.option_order in OPTION_ORDERS, f"option_order must be one of {OPTION_ORDERS}"),
+            (self.n_raters >= 1, "n_raters must be >= 1"),
+            (0.0 <= self.rater_noise <= 1.0, "rater_noise must lie in [0, 1]"),
+            (self.max_objects >= 1, "max_objects must be >= 1"),
+        ]
+        bad = [message for ok, message in checks if not ok]
+        if bad:
+            raise ValueError(f"mcic params: {'; '.join(bad)}")
