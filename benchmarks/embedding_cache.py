@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+from itmbench.models.registry import build_encoder, pick_device
+from itmbench.models.spec import ModelSpec
 from itmbench.scoring.embed import ItemStore, embed_items, folder_items
 
 

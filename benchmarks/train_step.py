@@ -16,7 +16,8 @@ import time
 
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import adamw
 

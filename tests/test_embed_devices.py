@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from itmbench.cli import main
-from itmbench.models.registry import ModelSpec, build_encoder, register_local_configs
+from itmbench.models.openclip import register_local_configs
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.scoring.embed import (
     EmbeddingCache,

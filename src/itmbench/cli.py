@@ -166,7 +166,8 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
 
 def cmd_train(args: argparse.Namespace) -> None:
     """Train a model by its spec's trainer (the registry in itmbench.train)."""
-    from itmbench.models.registry import ModelSpec, pick_device
+    from itmbench.models.registry import pick_device
+    from itmbench.models.spec import ModelSpec
     from itmbench.train import TrainConfig, trainer
 
     _set_threads(args.threads)
@@ -182,7 +183,8 @@ def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import ModelSpec
     from itmbench.scoring.embed import (
         ItemStore,
         embed_items,
@@ -581,7 +583,8 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
     import time
 
-    from itmbench.models.registry import ModelSpec, build_encoder, pick_device
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import ModelSpec
     from itmbench.scoring.embed import EmbeddingCache, ItemStore
     from itmbench.scoring.pairs import write_pair_scores
 
@@ -614,7 +617,7 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
     from itmbench.models.option_scorer import train_ffnn
-    from itmbench.models.registry import ModelSpec
+    from itmbench.models.spec import ModelSpec
     from itmbench.papers.mcic import benchmark as mcic
     from itmbench.scoring.embed import EmbeddingCache
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from itmbench.models.captioner import END, START, WordTokenizer, build_captioner
-from itmbench.models.registry import ModelSpec
+from itmbench.models.spec import ModelSpec
 
 TEXTS = [
     "a red circle",

@@ -9,7 +9,8 @@ import torch
 
 from itmbench.models.capabilities import absent_reason, cell
 from itmbench.models.option_scorer import mcic_accuracy_of, option_rows, train_option_net
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import FAMILIES, build_encoder
+from itmbench.models.spec import FAMILY_NAMES, ModelSpec
 from itmbench.models.unimodal import BagOfWords, PixelFeatures, train_bag_of_words
 from itmbench.scoring.retrieval import first_positive_ranks
 
@@ -91,6 +92,12 @@ def test_ffnn_trains_on_separable_data_and_beats_chance():
     assert history[-1]["train_loss"] < history[0]["train_loss"]
     acc = mcic_accuracy_of(net, test, cache)
     assert acc > 60.0  # chance is 20%
+
+
+def test_the_registry_builds_every_family_a_spec_may_name():
+    assert sorted(FAMILIES) == sorted(FAMILY_NAMES)
+    with pytest.raises(ValueError, match="unknown family 'clip'; expected one of"):
+        ModelSpec.from_dict("m", {"family": "clip"})
 
 
 def test_capabilities_plan_the_cells():

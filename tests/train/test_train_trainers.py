@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec, load_checkpoint
 from itmbench.train import TRAINERS, loop, trainer
 from itmbench.train.config import TrainConfig
 from itmbench.train.recipes import RECIPES
