@@ -26,7 +26,7 @@ from itmbench.negatives.diffusion import (
     to_pixels,
     train_diffusion,
 )
-from itmbench.negatives.images import GeneratedImage
+from itmbench.negatives.generator import GeneratedImage
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
 TINY = {

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
-from itmbench.negatives.images import MISTAKES, GeneratedImage, RenderGenerator, fit_scene, make_generator
+from itmbench.negatives.generator import GeneratedImage
+from itmbench.negatives.images import MISTAKES, RenderGenerator, fit_scene, make_generator
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
