@@ -23,7 +23,8 @@ import torch
 
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.option_scorer import OptionNet, OptionScorer
-from itmbench.models.registry import build_encoder, model_spec
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import model_spec
 from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.scoring.embed import ItemStore, embed_items
 

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.models.registry import build_encoder, model_spec, pick_device
+from itmbench.models.registry import build_encoder, pick_device
+from itmbench.models.spec import model_spec
 from itmbench.scoring.embed import ItemStore, embed_items, folder_items
 
 

@@ -16,7 +16,8 @@ import time
 
 import torch
 
-from itmbench.models.registry import build_encoder, model_spec
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import model_spec
 from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import adamw

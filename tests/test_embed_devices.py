@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from itmbench.cli import main
-from itmbench.models.registry import build_encoder, model_spec, register_local_configs
+from itmbench.models.openclip import register_local_configs
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import model_spec
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.params import make_config

@@ -14,8 +14,10 @@ import open_clip
 import pytest
 import torch
 
-from itmbench.models import registry
-from itmbench.models.registry import ModelSpec, build_encoder, checkpoint_state_dict, model_spec, register_local_configs
+from itmbench.models import openclip
+from itmbench.models.openclip import checkpoint_state_dict, register_local_configs
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec, model_spec
 
 CPU = torch.device("cpu")
 TEXTS = ["a red circle left of a blue square", "two small green triangles"]
@@ -66,10 +68,10 @@ def test_open_clip_tags_are_passed_to_open_clip_and_files_loaded_by_us(tmp_path,
     """'openai' for ViT-B-32/B-16/L-14 is a tag (open_clip downloads it); an unknown string is an error naming it."""
     for arch in ("ViT-B-32", "ViT-B-16", "ViT-L-14"):
         spec = model_spec("c", {"family": "open_clip", "arch": arch, "pretrained": "openai", "quick_gelu": True})
-        assert registry.resolve_weights(spec) == ("openai", None)
+        assert openclip.resolve_weights(spec) == ("openai", None)
     spec = model_spec("c", {"family": "open_clip", "arch": "ViT-B-32", "pretrained": "no/such/file.pt"})
     with pytest.raises(ValueError, match="models.c: pretrained 'no/such/file.pt' is neither an open_clip tag"):
-        registry.resolve_weights(spec)
+        openclip.resolve_weights(spec)
 
 
 def test_negclip_style_checkpoint_with_state_dict_and_module_prefixes(tiny, tmp_path):
@@ -131,7 +133,7 @@ def test_hf_hub_style_model_folder_through_local_dir(tiny, tmp_path):
     """An open_clip model repository (open_clip_config.json + weights), read from a local folder."""
     folder = tmp_path / "repo"
     folder.mkdir()
-    cfg = json.loads((registry.CONFIG_DIR / "itm-clip-tiny.json").read_text())
+    cfg = json.loads((openclip.CONFIG_DIR / "itm-clip-tiny.json").read_text())
     (folder / "open_clip_config.json").write_text(json.dumps({"model_cfg": cfg, "preprocess_cfg": {}}))
     torch.save(tiny.state_dict(), folder / "open_clip_pytorch_model.bin")
     spec = model_spec("m", {"family": "open_clip", "arch": f"local-dir:{folder}", "quick_gelu": True})

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from itmbench import params
-from itmbench.models.registry import ModelSpec, model_spec
+from itmbench.models.spec import ModelSpec, model_spec
 from itmbench.negatives.diffusion import DiffusionConfig
 from itmbench.negatives.filter_rates import FilterRateConfig
 from itmbench.negatives.llm_captions import LLMConfig

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from itmbench.models.registry import build_encoder, load_checkpoint, model_spec
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import load_checkpoint, model_spec
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, folder_items, write_embeddings
 from itmbench.train import loop
@@ -134,7 +135,7 @@ def test_adamw_decays_matrices_only_as_bivlc_does(arch):
     re-stated here by name, selects the same parameters as `param_groups` (a ViT and a ResNet with batch norms)."""
     import open_clip
 
-    from itmbench.models.registry import register_local_configs
+    from itmbench.models.openclip import register_local_configs
 
     register_local_configs()
     model = open_clip.create_model(arch)

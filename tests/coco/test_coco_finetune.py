@@ -13,7 +13,8 @@ from coco_fixtures import make_tiny_coco
 from PIL import Image
 
 from itmbench.cli import main
-from itmbench.models.registry import build_encoder, model_spec
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import model_spec
 from itmbench.sources.coco import write_coco_items
 
 TRAIN = {"epochs": 1, "batch_size": 4, "lr": 1e-4, "warmup_steps": 1, "seed": 0, "hard_negatives_per_sample": 1}

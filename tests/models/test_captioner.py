@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from itmbench.models.captioner import END, START, WordTokenizer, build_captioner
-from itmbench.models.registry import model_spec
+from itmbench.models.spec import model_spec
 
 TEXTS = [
     "a red circle",

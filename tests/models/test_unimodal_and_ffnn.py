@@ -9,8 +9,10 @@ import torch
 
 from itmbench.models.capabilities import absent_reason, cell
 from itmbench.models.option_scorer import mcic_accuracy_of, option_rows, train_option_net
-from itmbench.models.registry import build_encoder, model_spec
+from itmbench.models.registry import FAMILIES, build_encoder
+from itmbench.models.spec import FAMILY_NAMES, model_spec
 from itmbench.models.unimodal import BagOfWords, PixelFeatures, train_bag_of_words
+from itmbench.papers.registry import GALLERY_BENCHMARKS, TASK_MODALITIES
 from itmbench.params import make_config
 from itmbench.scoring.retrieval import first_positive_ranks
 
@@ -94,18 +96,38 @@ def test_ffnn_trains_on_separable_data_and_beats_chance():
     assert acc > 60.0  # chance is 20%
 
 
+def test_the_registry_builds_every_family_a_spec_may_name():
+    assert sorted(FAMILIES) == sorted(FAMILY_NAMES)
+    with pytest.raises(ValueError, match="unknown family 'clip'; expected one of"):
+        model_spec("m", {"family": "clip"})
+
+
+def on(benchmark: str, gallery_models: tuple[str, ...] = (), name: str = "") -> dict:
+    """The capabilities' arguments for one of the papers' benchmarks (as the workflow passes them)."""
+    return {
+        "modalities": TASK_MODALITIES[benchmark],
+        "gallery": benchmark in GALLERY_BENCHMARKS,
+        "gallery_models": gallery_models,
+        "name": name,
+    }
+
+
 def test_capabilities_plan_the_cells():
     dual = {"family": "open_clip"}
     coca, ffnn = {"family": "coca"}, {"family": "ffnn", "upstream": "clip"}
     bow, pixels = {"family": "bag_of_words"}, {"family": "pixel_features"}
-    assert [cell(dual, b) for b in ("bison", "cxc", "retrieval")] == ["scored"] * 3
-    assert [cell(coca, b, [], "coca") for b in ("bison", "mcic", "bivlc")] == ["scored"] * 3
-    assert [cell(coca, b, [], "coca") for b in ("retrieval", "eccv", "cxc")] == ["not_scored"] * 3
-    assert cell(ffnn, "eccv", ["ffnn"], "ffnn") == "scored" and cell(coca, "eccv", ["ffnn"], "coca") == "not_scored"
-    assert cell(bow, "cxc") == "scored" and cell(bow, "bison") == "not_applicable"
-    assert cell(pixels, "cxc") == "scored" and cell(pixels, "retrieval") == "not_applicable"
-    assert absent_reason(bow, "mcic") == "not applicable (bag_of_words scores text-text only)"
-    assert absent_reason(coca, "cxc", [], "coca").startswith("not scored (cross scorer;")
-    assert absent_reason(dual, "cxc") == ""
-    with pytest.raises(ValueError, match="unknown benchmark"):
-        cell(dual, "winoground")
+    assert [cell(dual, **on(b)) for b in ("bison", "cxc", "retrieval")] == ["scored"] * 3
+    assert [cell(coca, **on(b, (), "coca")) for b in ("bison", "mcic", "bivlc")] == ["scored"] * 3
+    assert [cell(coca, **on(b, (), "coca")) for b in ("retrieval", "eccv", "cxc")] == ["not_scored"] * 3
+    assert cell(ffnn, **on("eccv", ("ffnn",), "ffnn")) == "scored"
+    assert cell(coca, **on("eccv", ("ffnn",), "coca")) == "not_scored"
+    assert cell(bow, **on("cxc")) == "scored" and cell(bow, **on("bison")) == "not_applicable"
+    assert cell(pixels, **on("cxc")) == "scored" and cell(pixels, **on("retrieval")) == "not_applicable"
+    assert absent_reason(bow, **on("mcic")) == "not applicable (bag_of_words scores text-text only)"
+    assert absent_reason(coca, **on("cxc", (), "coca")).startswith("not scored (cross scorer;")
+    assert absent_reason(dual, **on("cxc")) == ""
+    assert cell(coca, {"image-text"}, gallery=False) == "scored"  # what the benchmark compares, not its name
+    with pytest.raises(ValueError, match="compare some of"):
+        cell(dual, {"audio-text"})
+    with pytest.raises(ValueError, match="compare some of"):
+        cell(dual, frozenset())

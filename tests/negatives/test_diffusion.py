@@ -27,7 +27,7 @@ from itmbench.negatives.diffusion import (
     to_pixels,
     train_diffusion,
 )
-from itmbench.negatives.images import GeneratedImage
+from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, train_diffusion
-from itmbench.negatives.images import GeneratedImage
+from itmbench.negatives.generator import GeneratedImage
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, Recognizer, RecognizerConfig
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.papers.bivlc.config import BiVLCConfig

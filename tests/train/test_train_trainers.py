@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder, load_checkpoint, model_spec
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec, load_checkpoint, model_spec
 from itmbench.params import make_config
 from itmbench.train import TRAINERS, loop, trainer
 from itmbench.train.config import TrainConfig

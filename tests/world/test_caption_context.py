@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from itmbench.models.captioner import words
-from itmbench.models.registry import CONFIG_DIR
+from itmbench.models.openclip import CONFIG_DIR
 from itmbench.negatives.captions import propose_edit
 from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.world.captions import RELATION_WORDS, CaptionStructure, Mention, realise

@@ -124,7 +124,8 @@ def cmd_coco_finetune(args: argparse.Namespace) -> None:
     """Fine-tune a pretrained open_clip model on COCO by BiVLC's recipe (CLIP_COCO, TROHN-Text, TROHN-Img)."""
     import torch
 
-    from itmbench.models.registry import model_spec, pick_device
+    from itmbench.models.registry import pick_device
+    from itmbench.models.spec import model_spec
     from itmbench.params import make_config
     from itmbench.train.coco import run_coco_training
     from itmbench.train.config import TrainConfig

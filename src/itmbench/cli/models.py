@@ -16,7 +16,8 @@ log = logging.getLogger("itmbench")
 
 def cmd_train(args: argparse.Namespace) -> None:
     """Train a model by its spec's trainer (the registry in itmbench.train)."""
-    from itmbench.models.registry import model_spec, pick_device
+    from itmbench.models.registry import pick_device
+    from itmbench.models.spec import model_spec
     from itmbench.train import TrainConfig, trainer
 
     set_threads(args.threads)
@@ -32,7 +33,8 @@ def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
-    from itmbench.models.registry import build_encoder, model_spec, pick_device
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
     from itmbench.scoring.embed import (
         ItemStore,
         embed_items,
@@ -69,7 +71,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
     from itmbench.models.option_scorer import train_ffnn
-    from itmbench.models.registry import model_spec
+    from itmbench.models.spec import model_spec
     from itmbench.papers.mcic import benchmark as mcic
     from itmbench.scoring.embed import EmbeddingCache
 

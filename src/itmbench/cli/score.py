@@ -143,7 +143,8 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
     import time
 
-    from itmbench.models.registry import build_encoder, model_spec, pick_device
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
     from itmbench.scoring.embed import EmbeddingCache, ItemStore
     from itmbench.scoring.pairs import write_pair_scores
 

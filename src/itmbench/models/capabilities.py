@@ -2,7 +2,9 @@
 
 A family scores some of: 'image-text', 'text-text', 'image-image' (by dot products of item
 embeddings) or 'pairs' (a cross scorer: s(caption, image) of given pairs only). A benchmark's
-tasks need some of the first three. A cell is
+tasks compare some of the first three, and some benchmarks rank whole galleries: the caller
+passes both (for the papers' benchmarks, papers.registry's TASK_MODALITIES and GALLERY_BENCHMARKS,
+which the workflow reads), so that this engine knows no paper. A cell is
 - scored, when the model's embeddings cover one of the benchmark's modalities, or when the model
   is a cross scorer and the benchmark has image-text tasks, unless that benchmark ranks whole
   galleries (every caption against every image) and the model is not listed to score them;
@@ -14,12 +16,9 @@ Families not listed here are dual encoders (image-text, text-text, image-image).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from itmbench.papers.registry import GALLERY_BENCHMARKS
-from itmbench.papers.registry import TASK_MODALITIES as BENCHMARK_MODALITIES
 
 MODALITIES = ("image-text", "text-text", "image-image", "pairs")
 DUAL = frozenset({"image-text", "text-text", "image-image"})
@@ -54,24 +53,37 @@ def capability(family: str) -> Capability:
     return CAPABILITIES.get(family, Capability(DUAL))
 
 
-def cell(spec: Mapping[str, Any], benchmark: str, gallery_models: Iterable[str] = (), name: str = "") -> str:
-    """'scored', 'not_applicable' or 'not_scored' for a model (its params.yaml spec) on a benchmark."""
-    if benchmark not in BENCHMARK_MODALITIES:
-        raise ValueError(f"unknown benchmark {benchmark!r}; expected one of {sorted(BENCHMARK_MODALITIES)}")
+def cell(
+    spec: Mapping[str, Any],
+    modalities: Collection[str],
+    gallery: bool = False,
+    gallery_models: Iterable[str] = (),
+    name: str = "",
+) -> str:
+    """'scored', 'not_applicable' or 'not_scored' for a model (its params.yaml spec) on a benchmark whose tasks
+    compare `modalities` (some of DUAL) and which ranks whole galleries when `gallery`."""
+    needs = frozenset(modalities)
+    if not needs or not needs <= DUAL:
+        raise ValueError(f"a benchmark's tasks compare some of {sorted(DUAL)}; got {sorted(needs)}")
     cap = capability(spec["family"])
-    needs = BENCHMARK_MODALITIES[benchmark]
     if cap.scores & needs:
         return "scored"
     if cap.cross and "image-text" in needs:
-        if benchmark in GALLERY_BENCHMARKS and name not in set(gallery_models):
+        if gallery and name not in set(gallery_models):
             return "not_scored"
         return "scored"
     return "not_applicable"
 
 
-def absent_reason(spec: Mapping[str, Any], benchmark: str, gallery_models: Iterable[str] = (), name: str = "") -> str:
-    """The words a table shows in a cell that is not scored (empty when it is scored)."""
-    state = cell(spec, benchmark, gallery_models, name)
+def absent_reason(
+    spec: Mapping[str, Any],
+    modalities: Collection[str],
+    gallery: bool = False,
+    gallery_models: Iterable[str] = (),
+    name: str = "",
+) -> str:
+    """The words a table shows in a cell that is not scored (empty when it is scored); arguments as `cell`'s."""
+    state = cell(spec, modalities, gallery, gallery_models, name)
     scores = ", ".join(sorted(capability(spec["family"]).scores))
     if state == "not_applicable":
         return f"not applicable ({spec['family']} scores {scores} only)"

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from itmbench.models.registry import ModelSpec, OpenClipEncoder, autocast, load_checkpoint, register_local_configs
+from itmbench.models.openclip import OpenClipEncoder, register_local_configs
+from itmbench.models.spec import ModelSpec, autocast, load_checkpoint
 
 PAD, START, END, UNKNOWN = 0, 1, 2, 3
 SPECIALS = ("<pad>", "<start>", "<end>", "<unk>")

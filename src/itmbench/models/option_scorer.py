@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 
 from itmbench.io import atomic_path, write_json
-from itmbench.models.registry import ModelSpec, load_checkpoint
+from itmbench.models.spec import ModelSpec, load_checkpoint
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from itmbench.io import atomic_path, write_json
-from itmbench.models.registry import ModelSpec, load_checkpoint
+from itmbench.models.spec import ModelSpec, load_checkpoint
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import atomic_path, write_parquet
-from itmbench.negatives.images import GeneratedImage, ImageGenerator
+from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene

@@ -69,7 +69,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from itmbench.io import write_bytes, write_json
-from itmbench.negatives.images import GeneratedImage
+from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import read_world

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from itmbench.negatives.images import ImageGenerator
+from itmbench.negatives.generator import ImageGenerator
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene

@@ -1,10 +1,6 @@
-"""Hard-negative image generators: the interface BiVLC's step 2 needs, and the world's renderer-based one.
+"""Hard-negative image generators: the world's renderer-based one, and the registry of generators.
 
-`ImageGenerator.generate(structure, source_scene, n, rng, text=None)` returns n candidate images
-of a (negative) caption, each a `GeneratedImage` that unpacks as `(image uint8 [H,W,3], scene or
-None)`. A text-to-image model (SDXL-DPO in BiVLC) implements the same interface, reads the prompt
-from `text` and returns `scene=None`; the world's `RenderGenerator` returns the scene graph it
-rendered, so that simulated annotators and the audit can read the truth.
+The interface they implement (`ImageGenerator`, returning `GeneratedImage`s) is in negatives/generator.py.
 
 RenderGenerator, per candidate:
 1. builds a scene that fits the caption by the smallest edit of the source scene (`fit_scene`):
@@ -32,13 +28,14 @@ RenderGenerator, per candidate:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
-from typing import Any, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 import numpy as np
 
+from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.render import render_scene
 from itmbench.world.scene import COLOURS, SHAPES, SIZE_RADIUS, SIZES, Scene, WorldObject, relation_holds
@@ -46,49 +43,6 @@ from itmbench.world.scene import COLOURS, SHAPES, SIZE_RADIUS, SIZES, Scene, Wor
 MISTAKES: tuple[str, ...] = ("missing_object", "extra_object", "wrong_binding", "wrong_relation")
 NEW_OBJECT_COST = 2
 _NEW = -1  # marks "bind this mention to a new object"
-
-
-@dataclass(frozen=True)
-class GeneratedImage:
-    """One generated candidate: its pixels (or a deterministic renderer of them), scene graph and mistakes.
-
-    A text-to-image model passes `pixels` and `scene=None`; the RenderGenerator passes `render`, so that
-    only the candidates someone looks at are rasterised (the draws are fixed when the candidate is made).
-    """
-
-    scene: Scene | None
-    mistakes: tuple[str, ...] = ()
-    pixels: np.ndarray | None = field(default=None, repr=False, compare=False)
-    render: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if (self.pixels is None) == (self.render is None):
-            raise ValueError("GeneratedImage: give exactly one of pixels and render")
-
-    @cached_property
-    def image(self) -> np.ndarray:
-        """uint8 [H, W, 3] pixels, rendered on first use."""
-        image = self.pixels if self.pixels is not None else self.render()
-        return np.asarray(image, dtype=np.uint8)
-
-    def __iter__(self) -> Iterator[Any]:
-        """Unpack as (image, scene), the interface's pair."""
-        return iter((self.image, self.scene))
-
-
-class ImageGenerator(Protocol):
-    """Anything that draws n candidate images of a caption (the world's renderer, or a diffusion model)."""
-
-    def generate(
-        self,
-        structure: CaptionStructure,
-        source_scene: Scene,
-        n: int,
-        rng: np.random.Generator,
-        text: str | None = None,
-    ) -> list[GeneratedImage]:
-        """n candidates of the caption (`text` is the prompt of text-to-image models)."""
-        ...
 
 
 # --- fitting a scene to a caption ------------------------------------------------------------------

@@ -60,7 +60,7 @@ from torch import nn
 
 from itmbench.io import write_json
 from itmbench.negatives.diffusion import write_torch
-from itmbench.negatives.images import GeneratedImage, ImageGenerator
+from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, read_world

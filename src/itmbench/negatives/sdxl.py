@@ -36,7 +36,7 @@ from PIL import Image
 
 from itmbench.io import atomic_path, write_parquet
 from itmbench.negatives.diffusion import prompt_seed
-from itmbench.negatives.images import GeneratedImage
+from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config, section_defaults
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.scene import Scene

@@ -234,7 +234,8 @@ def _embed_shard(
     """One worker's part: build the model on its device, embed its items (a picklable top-level function)."""
     import torch
 
-    from itmbench.models.registry import build_encoder, model_spec
+    from itmbench.models.registry import build_encoder
+    from itmbench.models.spec import model_spec
 
     torch.set_num_threads(threads)
     encoder = build_encoder(model_spec(name, spec), torch.device(device), checkpoint)

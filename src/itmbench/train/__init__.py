@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from itmbench.models.registry import ModelSpec
+from itmbench.models.spec import ModelSpec
 from itmbench.models.unimodal import train_bag_of_words
 from itmbench.train.captioner import train_coca
 from itmbench.train.config import TrainConfig

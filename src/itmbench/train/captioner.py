@@ -23,7 +23,7 @@ import torch
 
 from itmbench.io import atomic_path, write_json
 from itmbench.models.captioner import WordTokenizer, build_captioner
-from itmbench.models.registry import ModelSpec, autocast
+from itmbench.models.spec import ModelSpec, autocast
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import TrainData, ValidationSet, _config_hash, adamw, cosine_lr, epoch_rng
 from itmbench.world.generate import read_world
@@ -69,7 +69,7 @@ def train_coca(
     train_texts = world.caption_table.loc[world.caption_table["split"] == "train", "text"].tolist()
     import open_clip
 
-    from itmbench.models.registry import register_local_configs
+    from itmbench.models.openclip import register_local_configs
 
     register_local_configs()
     cfg_json = open_clip.get_model_config(spec.arch or "")

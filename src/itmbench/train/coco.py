@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.models.registry import ModelSpec, build_encoder
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec
 from itmbench.scoring.embed import ItemStore
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import Batch, ValidationSet, fit, trainable_model

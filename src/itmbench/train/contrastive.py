@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from itmbench.models.registry import ModelSpec
+from itmbench.models.spec import ModelSpec
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import ValidationSet, cosine_lr, param_groups, run_training, validation_recalls
 from itmbench.train.losses import clip_loss

@@ -31,7 +31,8 @@ import torch
 
 from itmbench.io import atomic_path, write_json
 from itmbench.metrics.retrieval import recall_at_k
-from itmbench.models.registry import ModelSpec, autocast, build_encoder
+from itmbench.models.registry import build_encoder
+from itmbench.models.spec import ModelSpec, autocast
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.train.config import TrainConfig
 from itmbench.world.captions import CaptionStructure

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from itmbench.negatives.captions import propose_edit
-from itmbench.negatives.images import ImageGenerator, make_generator
+from itmbench.negatives.generator import ImageGenerator
+from itmbench.negatives.images import make_generator
 from itmbench.train.config import TrainConfig
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.scene import Scene

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
-from itmbench.negatives.images import MISTAKES, GeneratedImage, RenderGenerator, fit_scene, make_generator
+from itmbench.negatives.generator import GeneratedImage
+from itmbench.negatives.images import MISTAKES, RenderGenerator, fit_scene, make_generator
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS

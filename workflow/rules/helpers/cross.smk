@@ -4,7 +4,7 @@
 import shlex
 
 from itmbench.models.capabilities import DUAL as DUAL_SCORES, absent_reason, capability, cell as model_cell
-from itmbench.papers.registry import GALLERY_BENCHMARKS
+from itmbench.papers.registry import GALLERY_BENCHMARKS, TASK_MODALITIES
 
 CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).cross)
 FFNN = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).needs_upstream)
@@ -35,17 +35,31 @@ wildcard_constraints:
     pairbench="|".join(PAIR_BENCHMARKS),
 
 
+def benchmark_task(bench):
+    """What a benchmark's tasks compare and whether it ranks whole galleries (the papers' registry): the
+    capabilities' arguments, with the models asked to rank galleries."""
+    if bench not in TASK_MODALITIES:
+        raise ValueError(f"unknown benchmark {bench!r}; expected one of {sorted(TASK_MODALITIES)}")
+    return {
+        "modalities": TASK_MODALITIES[bench],
+        "gallery": bench in GALLERY_BENCHMARKS,
+        "gallery_models": GALLERY_CROSS,
+    }
+
+
 def scored_models(bench):
     """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries)."""
-    return [m for m in MODELS if model_cell(MODEL_SPECS[m], bench, GALLERY_CROSS, m) == "scored"]
+    task = benchmark_task(bench)
+    return [m for m in MODELS if model_cell(MODEL_SPECS[m], **task, name=m) == "scored"]
 
 
 def get_absent_flags(wildcards):
     """--absent MODEL=REASON for every model a benchmark's table does not score."""
     bench = wildcards.get("bench") or wildcards.get("benchmark")
     flags = []
+    task = benchmark_task(bench)
     for m in MODELS:
-        reason = absent_reason(MODEL_SPECS[m], bench, GALLERY_CROSS, m)
+        reason = absent_reason(MODEL_SPECS[m], **task, name=m)
         if reason:
             flags.append(f"--absent {shlex.quote(f'{m}={reason}')}")
     return " ".join(flags)

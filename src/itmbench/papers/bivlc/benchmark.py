@@ -65,7 +65,8 @@ from itmbench.io import atomic_path, write_parquet
 from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, bivlc_scores
 from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.negatives.captions import propose_edit
-from itmbench.negatives.images import MISTAKES, GeneratedImage, ImageGenerator, make_generator
+from itmbench.negatives.generator import GeneratedImage, ImageGenerator
+from itmbench.negatives.images import MISTAKES, make_generator
 from itmbench.papers.bivlc.config import GENERATOR_FIELDS, BiVLCConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS, TYPES, split_subset
 from itmbench.scoring.embed import EmbeddingCache
