@@ -25,18 +25,24 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from itmbench.negatives.edits import (
+    STREAM_GENERATE,
+    CandidateConfig,
+    _published_rates,
+    _rate_row,
+    _rng,
+    filter_candidates,
+    instance_keys,
+)
 from itmbench.negatives.images import ImageGenerator
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
-
-if TYPE_CHECKING:
-    from itmbench.papers.bivlc.benchmark import BiVLCConfig
 
 SCHEMA_YAML = """\
 filter_rates:
@@ -96,14 +102,12 @@ def sample_instances(sugarcrepe: pd.DataFrame, n: int, seed: int) -> pd.DataFram
 
 
 def run_filters(
-    world: World, cfg: BiVLCConfig, generators: Mapping[str, ImageGenerator], sample: pd.DataFrame
+    world: World, cfg: CandidateConfig, generators: Mapping[str, ImageGenerator], sample: pd.DataFrame
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Every generator's candidates of the sampled instances through filters 1-2.
 
     Returns one record per (generator, instance, candidate) (RECORD_COLUMNS) and the candidates' pixels.
     """
-    from itmbench.papers.bivlc.benchmark import STREAM_GENERATE, _rng, filter_candidates, instance_keys
-
     scenes = {int(i): s for i, s in zip(world.scene_table["image_id"], world.scene_table["scene"])}
     positive = dict(zip(world.caption_table["caption_id"].to_numpy().tolist(), world.caption_table["structure"]))
     records: dict[str, list] = {c: [] for c in RECORD_COLUMNS}
@@ -154,8 +158,6 @@ def run_filters(
 
 def _rate(row: str, column: str, successes: int, n: int) -> dict[str, Any]:
     """A percentage with its Wilson interval (NaN when n = 0)."""
-    from itmbench.papers.bivlc.benchmark import _rate_row
-
     return _rate_row(row, column, successes, n)
 
 
@@ -198,8 +200,6 @@ def filter_rate_table(records: pd.DataFrame, subsets: tuple[str, ...], paper: bo
                 _rate(label, COLUMNS[5], n2, n),
             ]
     if paper:
-        from itmbench.papers.bivlc.benchmark import _published_rates
-
         pub = _published_rates()
         label = "paper (SDXL-DPO, COCO)"
         step1 = 100.0 - pub["step3"]
