@@ -811,7 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         sp = add(name, func, help_)
         sp.add_argument("metrics", nargs="+", help="metrics files <benchmark>/<model>.json")
-        sp.add_argument("--paper", required=True, choices=["bison", "mcic", "eccv", "bivlc", "cxc"])
+        sp.add_argument("--paper", required=True, choices=["bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe"])
         sp.add_argument("--rows", type=_json_arg, default={}, help='world model -> printed row: {"clip": "CLIP_COCO"}')
         sp.add_argument("--kinds", type=_json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
         sp.add_argument("--out-dir", required=True)

@@ -37,6 +37,7 @@ WORLD_PAPER_FILES = {
     "eccv": (["table4", "table5"], ["ranking"]),
     "bivlc": (["table2", "table3", "table4"], ["scores"]),
     "cxc": (["table2", "table3", "table4", "table5"], ["recall"]),
+    "sugarcrepe": (["table3"], ["subtypes"]),
 }
 
 
@@ -129,7 +130,7 @@ SCORING_RULES = {
     "index",
     "all",
 }
-WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic")
+WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic", "sugarcrepe")
 
 
 @pytest.mark.slow

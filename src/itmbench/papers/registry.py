@@ -91,6 +91,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
     "cxc": BenchmarkEntry("cxc", "CxcConfig", _world_cfg_kwargs),
     "eccv": BenchmarkEntry("eccv", "EccvConfig", _eccv_kwargs, depends_on=("cxc",)),
     "bivlc": BenchmarkEntry("bivlc", "BiVLCConfig", _no_kwargs, adds_items=True, truth_in_config=True),
+    "sugarcrepe": BenchmarkEntry("sugarcrepe", "SugarCrepeConfig", _no_kwargs, adds_items=True, truth_in_config=True),
 }
 
 
@@ -109,6 +110,7 @@ TASK_MODALITIES: dict[str, frozenset[str]] = {
     "bison": frozenset({"image-text"}),
     "mcic": frozenset({"image-text"}),
     "bivlc": frozenset({"image-text"}),
+    "sugarcrepe": frozenset({"image-text"}),
     "eccv": frozenset({"image-text"}),
     "cxc": frozenset({"image-text", "text-text", "image-image"}),
 }

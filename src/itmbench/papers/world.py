@@ -27,6 +27,8 @@ Tables the world fills (`WORLD_TABLES`) and what each cell is:
   image-text models by each pair of the metrics the world computes.
 - BiVLC Tables 2-4: SugarCrepe, I2T, T2I, Group (and the four single comparisons; per type in Table 4),
   through `itmbench.papers.bivlc.tables.bivlc_long_table`.
+- SugarCrepe (BiVLC Table 3's SugarCrepe column, the pooled accuracy), plus the mean over subtypes and
+  each subtype's accuracy: `itmbench.papers.sugarcrepe.tables`.
 - CxC Tables 2-5: i2t / t2i R@K and median rank under the MS-COCO and the CxC positives; t2t; i2i;
   Spearman x100 (mean and ± std over the bootstrap samples, as printed) for STS, SIS and SITS.
 """
@@ -54,6 +56,7 @@ WORLD_TABLES: dict[str, dict[str, str]] = {
     "eccv": {"table4": "Table 4", "table5": "Table 5"},
     "bivlc": {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"},
     "cxc": {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
+    "sugarcrepe": {"table3": "BiVLC Table 3"},
 }
 # paper -> the world benchmarks whose metrics its tables read
 PAPER_BENCHMARKS: dict[str, tuple[str, ...]] = {
@@ -62,6 +65,7 @@ PAPER_BENCHMARKS: dict[str, tuple[str, ...]] = {
     "eccv": ("eccv",),
     "bivlc": ("bivlc",),
     "cxc": ("cxc",),
+    "sugarcrepe": ("sugarcrepe",),
 }
 PAPER_TITLES: dict[str, str] = {
     "bison": "BISON",
@@ -69,6 +73,7 @@ PAPER_TITLES: dict[str, str] = {
     "eccv": "ECCV Caption",
     "bivlc": "BiVLC",
     "cxc": "Crisscrossed Captions",
+    "sugarcrepe": "SugarCrepe",
 }
 WORLD_CAPTION = (
     "World numbers come from the generated world (small scenes, small models trained for minutes), "
@@ -406,6 +411,10 @@ def world_long(
         return eccv_world_long(metrics, rows, kinds)
     if paper == "bivlc":
         return bivlc_world_long(metrics, rows)
+    if paper == "sugarcrepe":
+        from itmbench.papers.sugarcrepe.tables import world_records
+
+        return _long(world_records(metrics.get("sugarcrepe", {}), rows))
     return cxc_world_long(metrics, rows)
 
 
@@ -447,6 +456,9 @@ def table_caption(paper: str, table: str, metrics: WorldMetrics, kinds: Mapping[
         f"({', '.join(eccv_table5_models(metrics, kinds or {}))}) by each pair of metrics, no interval; "
         "COCO 1K and RSUM are not computed in the world.",
         ("bivlc", "Table 2"): "Random = the world's random-embedding model.",
+        ("sugarcrepe", "BiVLC Table 3"): "Published: the SugarCrepe column of BiVLC's Table 3 (accuracy pooled over "
+        "the instances); the world adds the mean over subtypes and each subtype's accuracy (Wilson intervals; the "
+        "mean's: a bootstrap within subtypes).",
         ("cxc", "Table 2"): "MS-COCO = the original positives, CxC = the original positives with SITS >= 3 pairs, on "
         "the world's test split; med r = median rank of the first positive.",
         ("cxc", "Table 5"): "Spearman x100 between model similarity and the mean rating: mean and ± std over the "

@@ -9,6 +9,7 @@ One figure per paper (`WORLD_FIGURES`), written as ``<out_dir>/<stem>.{png,pdf}`
 - ECCV ``ranking``: the Table 5 point: each image-text model's COCO-style R@1 (original positives)
   against its ECCV mAP@R with intervals, and the two rankings side by side, Kendall tau-b in the title.
 - BiVLC ``scores``: I2T, T2I and Group per model with intervals and the random levels (25, 25, 16.67).
+- SugarCrepe ``subtypes``: accuracy per subtype and the mean over subtypes per model, chance 50%.
 - CxC ``recall``: R@1, R@5, R@10 per model under the CxC positives, one panel per direction
   (i2t, t2i, t2t, i2i), with intervals.
 
@@ -43,6 +44,7 @@ WORLD_FIGURES: dict[str, tuple[str, ...]] = {
     "eccv": ("ranking",),
     "bivlc": ("scores",),
     "cxc": ("recall",),
+    "sugarcrepe": ("subtypes",),
 }
 COLOURS: tuple[str, ...] = ("#4C72B0", "#DD8452", "#55A868", "#C44E52")
 
@@ -233,6 +235,10 @@ def world_figure(paper: str, stem: str, metrics: WorldMetrics, rows: Mapping[str
         return bivlc_figure(metrics, rows)
     if paper == "cxc":
         return cxc_figure(metrics, rows)
+    if paper == "sugarcrepe":
+        from itmbench.papers.sugarcrepe.figures import subtypes_figure
+
+        return subtypes_figure(metrics, rows)
     raise KeyError(f"no world figure {stem!r} of paper {paper!r}; expected one of {WORLD_FIGURES}")
 
 

@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import write_bytes, write_parquet
+from itmbench.negatives.captions import SUBSETS
 
 EXTRA_DIR = "extra_items"
 IMAGE_COLUMNS = ("image_id", "file_name", "coco_split", "split", "path")
@@ -302,6 +303,17 @@ class BivlcCocoConfig:
     def __post_init__(self) -> None:
         if self.id_offset < 1:
             raise ValueError(f"coco_benchmarks.bivlc: id_offset {self.id_offset}; expected a positive integer")
+
+
+@dataclass(frozen=True)
+class SugarCrepeCocoConfig:
+    """SugarCrepe from its released files: the first id of its caption texts, added as new items."""
+
+    id_offset: int = 4_000_000_000
+
+    def __post_init__(self) -> None:
+        if self.id_offset < 1:
+            raise ValueError(f"coco_benchmarks.sugarcrepe: id_offset {self.id_offset}; expected a positive integer")
 
 
 @dataclass(frozen=True)
@@ -659,6 +671,13 @@ def bivlc_from_released(raw_dir: str | Path, items: CocoItems, cfg: BivlcCocoCon
     return Released(tables, added, log)
 
 
+def _sugarcrepe_from_released(raw_dir: str | Path, items: CocoItems, cfg: SugarCrepeCocoConfig) -> Released:
+    """SugarCrepe's 7 released subset files on COCO images (its builder: papers.sugarcrepe.benchmark)."""
+    from itmbench.papers.sugarcrepe.benchmark import coco_from_released
+
+    return coco_from_released(raw_dir, items, cfg)
+
+
 def retrieval_from_released(raw_dir: str | Path, items: CocoItems, cfg: RetrievalCocoConfig) -> Released:
     """COCO 5k retrieval: the Karpathy split's images, its gallery captions, the original pairs as positives."""
     caption_ids, _ = _gallery_captions(items, cfg.split, cfg.gallery_captions, raw_dir)
@@ -730,6 +749,13 @@ COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
     ),
     "retrieval": CocoBenchmark(
         "retrieval", RetrievalCocoConfig, retrieval_from_released, _write_retrieval, ("eccv_coco_test_ids",)
+    ),
+    "sugarcrepe": CocoBenchmark(
+        "sugarcrepe",
+        SugarCrepeCocoConfig,
+        _sugarcrepe_from_released,
+        _write_module("sugarcrepe"),
+        tuple(f"sugarcrepe_{subset}" for subset in SUBSETS),
     ),
 }
 
@@ -803,6 +829,15 @@ coco_benchmarks:
         id_offset:
           {type: integer, minimum: 1, default: 3000000000,
            description: "First id of the added images and texts (above every COCO id)."}
+    sugarcrepe:
+      type: object
+      additionalProperties: false
+      default: {}
+      description: SugarCrepe's 7 released subset files (data/<subset>.json).
+      properties:
+        id_offset:
+          {type: integer, minimum: 1, default: 4000000000,
+           description: "First id of its caption texts, added as new items (above every COCO id)."}
     retrieval:
       type: object
       additionalProperties: false
