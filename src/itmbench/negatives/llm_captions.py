@@ -43,7 +43,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from itmbench.papers.sugarcrepe.released import SUBSETS, split_subset
+from itmbench.negatives.captions import SUBSETS, split_subset
 
 ARTICLES = frozenset({"a", "an", "the"})
 REASONS = ("ok", "no_template", "declined", "not_one_sentence", "question", "unchanged", "wrong_edit")

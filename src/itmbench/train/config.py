@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.negatives.captions import SUBSETS
 
 
 @dataclass(frozen=True)
