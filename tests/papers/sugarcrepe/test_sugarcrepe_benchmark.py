@@ -192,3 +192,22 @@ def test_score_dual_from_an_embedding_cache(tmp_path, tables):
     assert len(pairs) <= 2 * len(tables["instances"])
     summary = sc.summarize(scores)
     assert 0 <= summary["metrics"]["pooled"]["value"] <= 100
+
+
+def test_a_cross_scorers_pair_scores_give_the_same_table_as_the_dot_products(tmp_path, tables):
+    from itmbench.scoring.pairs import PairScores, write_pair_scores
+
+    items = tables["items"]
+    rng = np.random.default_rng(1)
+    ids = {k: items.loc[items["kind"] == k, "item_id"].to_numpy() for k in ("image", "caption")}
+    emb = {f"{k}_ids": v for k, v in ids.items()}
+    emb |= {f"{k}_emb": rng.normal(size=(len(v), 4)).astype(np.float32) for k, v in ids.items()}
+    write_embeddings(tmp_path / "e.npz", emb)
+    cache = EmbeddingCache([tmp_path / "e.npz"])
+    dual = sc.score_dual(tables, cache)
+    pairs = sc.pairs_needed(tables)
+    c = cache.get("caption", pairs["caption_id"].to_numpy()).astype(np.float64)
+    i = cache.get("image", pairs["image_id"].to_numpy()).astype(np.float64)
+    write_pair_scores(tmp_path / "p.parquet", pairs, (c * i).sum(axis=1))
+    crossed = sc.score_pairs(tables, PairScores([tmp_path / "p.parquet"]))
+    pd.testing.assert_frame_equal(crossed, dual)
