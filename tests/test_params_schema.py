@@ -20,6 +20,7 @@ from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.mcic.config import MCICConfig
+from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.params import config_from_section, make_config, section_defaults, section_schema
 from itmbench.sources.coco_benchmarks import (
     BivlcCocoConfig,
@@ -27,6 +28,7 @@ from itmbench.sources.coco_benchmarks import (
     McicCocoConfig,
     NoConfig,
     RetrievalCocoConfig,
+    SugarCrepeCocoConfig,
 )
 from itmbench.train.config import TrainConfig
 from itmbench.world.generate import WorldConfig
@@ -38,6 +40,7 @@ CONFIGS = (
     EccvConfig,
     CxcConfig,
     BiVLCConfig,
+    SugarCrepeConfig,
     FilterRateConfig,
     DiffusionConfig,
     RecognizerConfig,
@@ -49,6 +52,7 @@ CONFIGS = (
     CxcCocoConfig,
     BivlcCocoConfig,
     RetrievalCocoConfig,
+    SugarCrepeCocoConfig,
 )
 NOT_PARAMETERS = {ModelSpec: {"name"}}  # the key of a model's entry, not one of its parameters
 
@@ -175,7 +179,16 @@ def test_defaults_are_copies():
 def test_params_yaml_validates_against_the_schema_with_the_same_defaults():
     """params.yaml's sections build every config; where params.yaml is silent the schema's default holds."""
     values = yaml.safe_load((REPO / "params.yaml").read_text())
-    for cls in (BisonConfig, MCICConfig, EccvConfig, CxcConfig, BiVLCConfig, WorldConfig, TrainConfig):
+    for cls in (
+        BisonConfig,
+        MCICConfig,
+        EccvConfig,
+        CxcConfig,
+        BiVLCConfig,
+        SugarCrepeConfig,
+        WorldConfig,
+        TrainConfig,
+    ):
         section = values.get(cls.SECTION, {})
         cfg = make_config(cls, section)
         for key, value in section.items():

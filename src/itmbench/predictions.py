@@ -45,6 +45,8 @@ Kinds and formats:
     Accuracy per order and per (subset, order) with Wilson intervals, and the mean of the two orders'
     accuracies (the number the BiVLC paper quotes, 92.19), its interval a percentile bootstrap over
     instances (paired when both orders hold the same instances).
+    Per order also the SugarCrepe paper's own metrics under ``sugarcrepe`` (accuracy per subtype, the
+    mean over subtypes, the pooled accuracy: the scorer of the world's SugarCrepe).
 
 Bootstrap: ``n_boot`` = 1000 draws, ``seed`` = 0, percentile interval at ``confidence`` = 0.95.
 """
@@ -594,7 +596,19 @@ def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, l
             "by_subset": by_subset,
             "n_instances": int(answers.drop_duplicates(["subset", "id"]).shape[0]),
             "chance": 50.0,
+            "sugarcrepe": sugarcrepe_paper_metrics(answers, options),
         }
+    }
+
+
+def sugarcrepe_paper_metrics(answers: pd.DataFrame, options: ScoreOptions) -> dict[str, Any]:
+    """Per answer order, the SugarCrepe paper's metrics (`papers.sugarcrepe.benchmark.summarize`: accuracy
+    per subtype, the mean over subtypes, the pooled accuracy), the scorer of the world's SugarCrepe."""
+    from itmbench.papers.sugarcrepe.benchmark import gpt4v_correct, summarize
+
+    return {
+        order: summarize(gpt4v_correct(answers, order), options.n_boot, options.seed, options.confidence)["metrics"]
+        for order in sorted(set(answers["order"]))
     }
 
 

@@ -24,6 +24,7 @@ from itmbench.negatives.images import make_generator
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, RecognizerConfig
 from itmbench.papers.bivlc import benchmark as bivlc
 from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.papers.bivlc.statistics import published_survival_rates
 from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
@@ -163,8 +164,12 @@ def test_filter_rate_table_against_a_hand_count() -> None:
                     "kept": chosen >= 0 and not ambiguous,
                 }
             )
-    table = filter_rate_table(pd.DataFrame(rows), ("add_obj", "swap_att"))
+    table = filter_rate_table(pd.DataFrame(rows), ("add_obj", "swap_att"), published_survival_rates())
     cell = {(r, c): v for r, c, v in zip(table["row"], table["column"], table["value"])}
+    made_up = filter_rate_table(pd.DataFrame(rows), ("add_obj",), {"step3": 10.0, "step4": 20.0})
+    paper = made_up[made_up["row"] == "paper (SDXL-DPO, COCO)"].set_index("column")["value"]
+    assert (paper[COLUMNS[3]], paper[COLUMNS[4]], paper[COLUMNS[5]]) == (90.0, 80.0, 72.0)  # 100 - drop; the product
+    assert not filter_rate_table(pd.DataFrame(rows), ("add_obj",))["row"].str.startswith("paper").any()
     assert cell[("render", COLUMNS[0])] == 3 and cell[("render", COLUMNS[1])] == 6
     assert cell[("render", COLUMNS[2])] == pytest.approx(100 * 3 / 6)
     assert cell[("render", COLUMNS[3])] == pytest.approx(100 * 2 / 3)  # instances 0 and 2 chosen

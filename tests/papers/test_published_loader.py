@@ -22,8 +22,8 @@ from itmbench.papers.published import (
 HEADER = ",".join(COLUMNS)
 
 
-def test_papers_lists_the_five() -> None:
-    assert PAPERS == ("bison", "mcic", "eccv", "bivlc", "cxc")
+def test_papers_lists_the_five_and_sugarcrepe() -> None:
+    assert PAPERS == ("bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe")
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -36,7 +36,7 @@ def test_every_paper_loads_validated(paper: str) -> None:
         assert all(isinstance(x, str) for x in frame[column]), column
     assert not frame.duplicated(list(KEY)).any()
     assert (frame["decimals"] >= 0).all()
-    assert len(frame) > 50
+    assert len(frame) > (10 if paper == "sugarcrepe" else 50)  # sugarcrepe: one column of BiVLC's tables
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -76,6 +76,11 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Appendix Table 3", "MS-COCO"): (4, 6, 24),  # MS-COCO has no Image -> Image
         ("Appendix Table 3", "CxC"): (4, 8, 32),
     },
+    "sugarcrepe": {  # BiVLC's SugarCrepe column (the SugarCrepe paper is not among the sources)
+        ("BiVLC Table 2", ""): (9, 1, 9),
+        ("BiVLC Table 3", ""): (7, 1, 7),
+        ("BiVLC Section 5.3", ""): (3, 1, 3),
+    },
 }
 
 

@@ -16,6 +16,7 @@ from scipy.stats import kendalltau
 
 from itmbench.cli import main
 from itmbench.metrics.intervals import wilson_interval
+from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.published import published_value
 from itmbench.papers.tables import compare, comparison_markdown, status_counts
 from itmbench.papers.world import (
@@ -104,7 +105,14 @@ def _metrics() -> dict[str, dict[str, dict]]:
         "eccv": {m: _eccv(m, ECCV_VALUES[m]) for m in MODELS},
         "cxc": {m: _cxc(m, b) for m, b in zip(MODELS, (5.0, 0.5, 4.0))},
         "mcic": {m: _mcic(m, v) for m, v in zip(MODELS, (52.0, 21.0, 50.0))},
+        "sugarcrepe": {m: _sugarcrepe(m, b) for m, b in zip(MODELS, (80.0, 50.0, 70.0))},
     }  # fmt: skip
+
+
+def _sugarcrepe(model: str, base: float) -> dict:
+    names = ("pooled", "mean_over_subtypes", *SUBSETS)
+    return {"benchmark": "sugarcrepe", "model": model, "confidence": 0.95, "chance": 50.0,
+            "metrics": {name: _entry(base + i / 2) for i, name in enumerate(names)}}  # fmt: skip
 
 
 def _cell(compared: pd.DataFrame, table: str, row: str, column: str, block: str = "") -> pd.Series:

@@ -499,7 +499,7 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
 
 
 def test_registry_configs_and_the_params_section():
-    assert set(coco.COCO_BENCHMARKS) == {"bison", "mcic", "eccv", "cxc", "bivlc", "retrieval"}
+    assert set(coco.COCO_BENCHMARKS) == {"bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval"}
     with pytest.raises(ValueError, match="unknown coco benchmark 'sugar'"):
         coco.coco_benchmark("sugar")
     with pytest.raises(ValueError, match=r"coco_benchmarks.mcic: unknown keys \['offset'\]"):

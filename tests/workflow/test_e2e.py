@@ -37,6 +37,7 @@ WORLD_PAPER_FILES = {
     "eccv": (["table4", "table5"], ["ranking"]),
     "bivlc": (["table2", "table3", "table4"], ["scores"]),
     "cxc": (["table2", "table3", "table4", "table5"], ["recall"]),
+    "sugarcrepe": (["table3"], ["subtypes"]),
 }
 
 
@@ -129,7 +130,7 @@ SCORING_RULES = {
     "index",
     "all",
 }
-WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic")
+WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic", "sugarcrepe")
 
 
 @pytest.mark.slow
@@ -279,10 +280,10 @@ def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tmp_
     assert coca and not any(r in ("embed", "embed_added", "embed_train_split") for r, _ in coca)
     assert not any(g in w for _, w in coca for g in galleries), coca
     assert {w for r, w in coca if r == "score_pairs"} == {
-        f"pairbench={b}, cross=coca" for b in ("bison", "bivlc", "mcic")
+        f"pairbench={b}, cross=coca" for b in ("bison", "bivlc", "mcic", "sugarcrepe")
     }
     ffnn_pairs = {w for r, w in jobs if r == "score_pairs" and "cross=ffnn" in w}
-    assert len(ffnn_pairs) == 6  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
+    assert len(ffnn_pairs) == 7  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
     asked = planned_jobs(d, override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
     assert {w for r, w in asked if r == "score_pairs" and "cross=coca" in w} >= {
         f"pairbench={b}, cross=coca" for b in galleries

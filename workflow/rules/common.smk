@@ -120,9 +120,13 @@ def get_bench_audit(wildcards):
 
 
 def get_embed_splits():
-    """The world splits any benchmark evaluates on: their items are embedded once per model."""
-    splits = {config["retrieval"]["split"], config["bison"]["split"], config["eccv"]["split"], config["bivlc"]["split"]}
-    splits |= set(config["mcic"]["splits"].values()) | set(config["cxc"]["splits"])
+    """The world splits any benchmark evaluates on (each registered benchmark's `split`, or the values of its
+    `splits`): their items are embedded once per model."""
+    splits = {config["retrieval"]["split"]}
+    for name in WORLD_BENCHMARKS:
+        section = config[name]
+        chosen = section.get("splits", [section["split"]] if "split" in section else [])
+        splits |= set(chosen.values() if isinstance(chosen, dict) else chosen)
     return " ".join(sorted(splits))
 
 

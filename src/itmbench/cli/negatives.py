@@ -78,6 +78,7 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
     from itmbench.negatives.filter_rates import FilterRateConfig, filter_rate_table, run_filters, sample_instances
     from itmbench.negatives.images import make_generator
     from itmbench.papers.bivlc.benchmark import sugarcrepe_instances
+    from itmbench.papers.bivlc.statistics import published_survival_rates
     from itmbench.report.tables import write_table
     from itmbench.world.generate import read_world
 
@@ -96,7 +97,8 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
         f"BiVLC's filters on {len(sample)} sampled negative captions x {cfg.n_candidates} candidates per generator "
         "(%, 95% intervals; diffusion images read by the recognizer)"
     )
-    write_table(filter_rate_table(records, cfg.subsets), Path(args.out_csv).with_suffix(""), title, "generator")
+    table = filter_rate_table(records, cfg.subsets, published_survival_rates())
+    write_table(table, Path(args.out_csv).with_suffix(""), title, "generator")
     out = Path(args.sample_out)
     write_parquet(out / "records.parquet", records)
     with atomic_path(out / "images.npy") as tmp:

@@ -23,20 +23,16 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from itmbench.io import atomic_path, write_parquet
+from itmbench.negatives.edits import STREAM_GENERATE, CandidateConfig, _rng, instance_keys, sugarcrepe_instances
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
-
-if TYPE_CHECKING:
-    from itmbench.papers.bivlc.config import BiVLCConfig
-
 
 log = logging.getLogger("itmbench")
 
@@ -45,15 +41,13 @@ COLUMNS = ("text", "candidate", "scene", "mistakes")
 
 
 def generate_candidates(
-    world: World, cfg: BiVLCConfig, generator: ImageGenerator, log_every: int = 25
+    world: World, cfg: CandidateConfig, generator: ImageGenerator, log_every: int = 25
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """`cfg.n_candidates` candidates of every distinct negative caption of BiVLC's SugarCrepe stage .
 
     Returns the table (COLUMNS, sorted by text then candidate) and the pixels in its row order. Every
     candidate must carry a scene graph (wrap a text-to-image model in a RecognizedGenerator).
     """
-    from itmbench.papers.bivlc.benchmark import STREAM_GENERATE, _rng, instance_keys, sugarcrepe_instances
-
     sugarcrepe, scenes = sugarcrepe_instances(world, cfg)
     first = sugarcrepe.drop_duplicates("negative_caption").sort_values("negative_caption", kind="stable")
     rows: dict[str, list] = {c: [] for c in COLUMNS}

@@ -30,11 +30,23 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.world.captions import GENERIC_NOUNS, NUMBER_WORDS, RELATION_WORDS, CaptionStructure, Mention
 from itmbench.world.scene import COLOURS, RELATIONS, SHAPES, SIZES
 
+# SugarCrepe's subsets (type_subtype), its three types and three subtypes: the edit grammar's names,
+# shared by the papers that build on them (SugarCrepe, BiVLC) and their released-file readers.
+SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
+TYPES = ("replace", "swap", "add")
+SUBTYPES = ("obj", "att", "rel")
 ATTRIBUTES: dict[str, tuple[str, ...]] = {"colour": COLOURS, "size": SIZES}
+
+
+def split_subset(subset: str) -> tuple[str, str]:
+    """(type, subtype) of a subset name such as 'replace_att'."""
+    if subset not in SUBSETS:
+        raise ValueError(f"unknown SugarCrepe subset {subset!r}; expected one of {SUBSETS}")
+    kind, subtype = subset.split("_")
+    return kind, subtype
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from itmbench.negatives.edits import (
+    STREAM_GENERATE,
+    CandidateConfig,
+    _rate_row,
+    _rng,
+    filter_candidates,
+    instance_keys,
+)
 from itmbench.negatives.generator import ImageGenerator
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 
 if TYPE_CHECKING:
-    from itmbench.papers.bivlc.config import BiVLCConfig
+    pass
 
 
 log = logging.getLogger("itmbench")
@@ -79,14 +87,12 @@ def sample_instances(sugarcrepe: pd.DataFrame, n: int, seed: int) -> pd.DataFram
 
 
 def run_filters(
-    world: World, cfg: BiVLCConfig, generators: Mapping[str, ImageGenerator], sample: pd.DataFrame
+    world: World, cfg: CandidateConfig, generators: Mapping[str, ImageGenerator], sample: pd.DataFrame
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Every generator's candidates of the sampled instances through filters 1-2.
 
     Returns one record per (generator, instance, candidate) (RECORD_COLUMNS) and the candidates' pixels.
     """
-    from itmbench.papers.bivlc.benchmark import STREAM_GENERATE, _rng, filter_candidates, instance_keys
-
     scenes = {int(i): s for i, s in zip(world.scene_table["image_id"], world.scene_table["scene"])}
     positive = dict(zip(world.caption_table["caption_id"].to_numpy().tolist(), world.caption_table["structure"]))
     records: dict[str, list] = {c: [] for c in RECORD_COLUMNS}
@@ -137,8 +143,6 @@ def run_filters(
 
 def _rate(row: str, column: str, successes: int, n: int) -> dict[str, Any]:
     """A percentage with its Wilson interval (NaN when n = 0)."""
-    from itmbench.papers.bivlc.benchmark import _rate_row
-
     return _rate_row(row, column, successes, n)
 
 
@@ -156,8 +160,11 @@ COLUMNS = (
 )
 
 
-def filter_rate_table(records: pd.DataFrame, subsets: tuple[str, ...], paper: bool = True) -> pd.DataFrame:
-    """Long table (row, column, value, lo, hi): per generator overall and per subset, then the paper's rates."""
+def filter_rate_table(
+    records: pd.DataFrame, subsets: tuple[str, ...], published: Mapping[str, float] | None = None
+) -> pd.DataFrame:
+    """Long table (row, column, value, lo, hi): per generator overall and per subset, then the paper's rates
+    (`published`: BiVLC's survival figures, `itmbench.papers.bivlc.statistics.published_survival_rates`)."""
     rows: list[dict[str, Any]] = []
     present = [g for g in GENERATOR_ORDER if g in set(records["generator"])]
     present += sorted(set(records["generator"]) - set(present))
@@ -180,10 +187,8 @@ def filter_rate_table(records: pd.DataFrame, subsets: tuple[str, ...], paper: bo
                 _rate(label, COLUMNS[4], n2, n1),
                 _rate(label, COLUMNS[5], n2, n),
             ]
-    if paper:
-        from itmbench.papers.bivlc.benchmark import _published_rates
-
-        pub = _published_rates()
+    if published is not None:
+        pub = published
         label = "paper (SDXL-DPO, COCO)"
         step1 = 100.0 - pub["step3"]
         step2 = 100.0 - pub["step4"]

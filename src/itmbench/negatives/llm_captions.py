@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 import pandas as pd
 import torch
 
-from itmbench.papers.sugarcrepe.released import SUBSETS, split_subset
+from itmbench.negatives.captions import SUBSETS, split_subset
 from itmbench.params import make_config
 
 ARTICLES = frozenset({"a", "an", "the"})

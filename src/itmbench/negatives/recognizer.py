@@ -470,8 +470,7 @@ def _judgement_pairs(
     world: World, split: str, seed: int, margin: float
 ) -> tuple[list[CaptionStructure], list[int], list[str], np.ndarray]:
     """(caption, image) pairs of a split: own image, a hard-negative edit on the own image, a random other image."""
-    from itmbench.negatives.captions import propose_edit
-    from itmbench.papers.sugarcrepe.released import SUBSETS
+    from itmbench.negatives.captions import SUBSETS, propose_edit
 
     caps = world.caption_table[world.caption_table["split"] == split]
     ids = world.image_table.loc[world.image_table["split"] == split, "image_id"].to_numpy(np.int64)

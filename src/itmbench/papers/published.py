@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
-PAPERS: tuple[str, ...] = ("bison", "mcic", "eccv", "bivlc", "cxc")
+PAPERS: tuple[str, ...] = ("bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe")
 COLUMNS: tuple[str, ...] = ("table", "block", "row", "column", "value", "decimals", "note")
 KEY: tuple[str, ...] = ("table", "block", "row", "column")
 FILENAME = "published_results.csv"

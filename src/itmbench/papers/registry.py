@@ -101,6 +101,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
     "cxc": BenchmarkEntry("cxc", "CxcConfig", _world_cfg_kwargs),
     "eccv": BenchmarkEntry("eccv", "EccvConfig", _eccv_kwargs, depends_on=("cxc",)),
     "bivlc": BenchmarkEntry("bivlc", "BiVLCConfig", _no_kwargs, adds_items=True, truth_in_config=True),
+    "sugarcrepe": BenchmarkEntry("sugarcrepe", "SugarCrepeConfig", _no_kwargs, adds_items=True, truth_in_config=True),
 }
 
 
@@ -119,6 +120,7 @@ TASK_MODALITIES: dict[str, frozenset[str]] = {
     "bison": frozenset({"image-text"}),
     "mcic": frozenset({"image-text"}),
     "bivlc": frozenset({"image-text"}),
+    "sugarcrepe": frozenset({"image-text"}),
     "eccv": frozenset({"image-text"}),
     "cxc": frozenset({"image-text", "text-text", "image-image"}),
 }
@@ -176,6 +178,10 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
         ("recall",),
         has_statistics=True,
+    ),
+    # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
+    "sugarcrepe": Paper(
+        "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), has_claims=False
     ),
 }
 

@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import write_bytes, write_parquet
+from itmbench.negatives.captions import SUBSETS
 from itmbench.params import config_from_section
 
 EXTRA_DIR = "extra_items"
@@ -301,6 +302,19 @@ class BivlcCocoConfig:
     def __post_init__(self) -> None:
         if self.id_offset < 1:
             raise ValueError(f"coco_benchmarks.bivlc: id_offset {self.id_offset}; expected a positive integer")
+
+
+@dataclass(frozen=True)
+class SugarCrepeCocoConfig:
+    """SugarCrepe from its released files: the first id of its caption texts, added as new items."""
+
+    SECTION: ClassVar[str] = "coco_benchmarks.sugarcrepe"
+
+    id_offset: int
+
+    def __post_init__(self) -> None:
+        if self.id_offset < 1:
+            raise ValueError(f"coco_benchmarks.sugarcrepe: id_offset {self.id_offset}; expected a positive integer")
 
 
 @dataclass(frozen=True)
@@ -660,6 +674,13 @@ def bivlc_from_released(raw_dir: str | Path, items: CocoItems, cfg: BivlcCocoCon
     return Released(tables, added, log)
 
 
+def _sugarcrepe_from_released(raw_dir: str | Path, items: CocoItems, cfg: SugarCrepeCocoConfig) -> Released:
+    """SugarCrepe's 7 released subset files on COCO images (its builder: papers.sugarcrepe.benchmark)."""
+    from itmbench.papers.sugarcrepe.benchmark import coco_from_released
+
+    return coco_from_released(raw_dir, items, cfg)
+
+
 def retrieval_from_released(raw_dir: str | Path, items: CocoItems, cfg: RetrievalCocoConfig) -> Released:
     """COCO 5k retrieval: the Karpathy split's images, its gallery captions, the original pairs as positives."""
     caption_ids, _ = _gallery_captions(items, cfg.split, cfg.gallery_captions, raw_dir)
@@ -731,6 +752,13 @@ COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
     ),
     "retrieval": CocoBenchmark(
         "retrieval", RetrievalCocoConfig, retrieval_from_released, _write_retrieval, ("eccv_coco_test_ids",)
+    ),
+    "sugarcrepe": CocoBenchmark(
+        "sugarcrepe",
+        SugarCrepeCocoConfig,
+        _sugarcrepe_from_released,
+        _write_module("sugarcrepe"),
+        tuple(f"sugarcrepe_{subset}" for subset in SUBSETS),
     ),
 }
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.negatives.captions import SUBSETS
 
 
 @dataclass(frozen=True)

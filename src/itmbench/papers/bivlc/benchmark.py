@@ -64,11 +64,28 @@ import pandas as pd
 from itmbench.io import atomic_path, write_parquet
 from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, bivlc_scores
 from itmbench.metrics.intervals import bootstrap_interval
-from itmbench.negatives.captions import propose_edit
+from itmbench.negatives.captions import SUBSETS, TYPES, split_subset
+from itmbench.negatives.edits import (  # the edit stage and BiVLC's annotators, shared (negatives.edits)
+    EDIT_COLUMNS,
+    INSTANCE_COLUMNS,
+    STREAM_GENERATE,
+    STREAM_SECOND_ANNOTATOR,
+    _empty,
+    _percent_interval,
+    _rate_row,
+    _rng,
+    _value_row,
+    edit_stage,
+    filter_candidates,
+    instance_keys,
+    select_best,
+)
+from itmbench.negatives.edits import (
+    sugarcrepe_instances as sugarcrepe_instances,  # BiVLC's step 0 alone (its callers import it from here)
+)
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.negatives.images import MISTAKES, make_generator
 from itmbench.papers.bivlc.config import GENERATOR_FIELDS, BiVLCConfig
-from itmbench.papers.sugarcrepe.released import SUBSETS, TYPES, split_subset
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
@@ -76,26 +93,13 @@ from itmbench.world.generate import World
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
-# Independent random streams: any stage can change without moving the draws of the others.
-STREAM_EDIT, STREAM_GENERATE, STREAM_SELECT, STREAM_AMBIGUITY, STREAM_SECOND_ANNOTATOR = range(5)
 # Cohen's kappa between pairs of step-3 annotators, BiVLC section 3.1 / appendix H.3.
 PAPER_STEP3_KAPPA = 0.49
 CHANCE_PERCENT = {"sugarcrepe": 50.0, "i2t": 25.0, "t2i": 25.0, "group": 100.0 / 6.0}
 
 TABLES: dict[str, tuple[str, ...]] = {
     "sugarcrepe": (
-        "id",
-        "subset",
-        "type",
-        "subtype",
-        "filename",
-        "image_id",
-        "caption",
-        "negative_caption",
-        "caption_id",
-        "negative_caption_id",
-        "negative_structure",
-        "edit",
+        *INSTANCE_COLUMNS,
         "chosen_candidate",
         "judged_ambiguous",
         "in_bivlc",
@@ -113,7 +117,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "negative_caption_id",
         "sugarcrepe_id",
     ),
-    "edits": ("image_id", "caption_id", "subset", "negative_caption", "negative_structure", "edit", "true_of_image"),
+    "edits": EDIT_COLUMNS,
     "candidates": (
         "sugarcrepe_id",
         "candidate",
@@ -141,125 +145,7 @@ EXTRA_CAPTION_COLUMNS = ("caption_id", "image_id", "split", "text", "structure")
 ITEM_COLUMNS = ("kind", "item_id")
 
 
-def _rng(seed: int, stream: int, *keys: int) -> np.random.Generator:
-    """An independent generator per (seed, stream, keys): one instance regenerates alone."""
-    return np.random.default_rng(np.random.SeedSequence([seed, stream, *[int(k) for k in keys]]))
-
-
-def perceives_fit(fits: bool, noise: float, rng: np.random.Generator) -> bool:
-    """A simulated annotator's yes/no: truth (1 or 0) plus Gaussian perception noise, above 1/2."""
-    return bool(float(fits) + rng.normal(0.0, noise) > 0.5) if noise > 0 else bool(fits)
-
-
-def select_best(fits: np.ndarray, noise: float, rng: np.random.Generator) -> int:
-    """Step 3: index of the candidate perceived to fit best (truth + noise), or -1 if none is perceived to fit."""
-    perceived = fits.astype(float) + (rng.normal(0.0, noise, size=len(fits)) if noise > 0 else 0.0)
-    best = int(np.argmax(perceived))
-    return best if perceived[best] > 0.5 else -1
-
-
-def _empty(columns: tuple[str, ...]) -> dict[str, list]:
-    return {c: [] for c in columns}
-
-
 # --- construction ----------------------------------------------------------------------------------
-
-
-def _sugarcrepe_stage(world: World, cfg: BiVLCConfig) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, Scene]]:
-    """Step 0: hard-negative captions of every (image, subset), filtered by truth; (instances, edits, scenes)."""
-    images = world.image_table[world.image_table["split"] == cfg.split]
-    if images.empty:
-        raise ValueError(f"world has no images in split {cfg.split!r}; expected one of the world's splits")
-    caps = world.caption_table[world.caption_table["split"] == cfg.split]
-    scene_json = dict(zip(world.scene_table["image_id"].to_numpy().tolist(), world.scene_table["scene"]))
-    by_image: dict[int, list[tuple[int, str, CaptionStructure]]] = {}
-    for cid, iid, text, structure in zip(
-        caps["caption_id"].to_numpy().tolist(), caps["image_id"].to_numpy().tolist(), caps["text"], caps["structure"]
-    ):
-        by_image.setdefault(iid, []).append((cid, text, CaptionStructure.from_json(structure)))
-    scenes: dict[int, Scene] = {}
-    sc = _empty(TABLES["sugarcrepe"][:12])
-    ed = _empty(TABLES["edits"])
-    image_ids = sorted(images["image_id"].to_numpy().tolist())
-    for image_id in image_ids[: cfg.max_images] if cfg.max_images else image_ids:
-        if image_id not in scene_json:
-            raise ValueError(f"world scene table: no scene for image {image_id}; expected one scene per image")
-        scene = scenes[image_id] = Scene.from_json(scene_json[image_id])
-        own = by_image.get(image_id, [])
-        for subset in cfg.subsets:
-            rng = _rng(cfg.seed, STREAM_EDIT, image_id, SUBSETS.index(subset))
-            kept = 0
-            for k in rng.permutation(len(own)).tolist():
-                caption_id, text, structure = own[k]
-                edit = propose_edit(structure, text, subset, rng)
-                if edit is None:
-                    continue
-                true = caption_fits(edit.structure, scene, cfg.relation_margin)
-                for name, value in zip(
-                    TABLES["edits"],
-                    (image_id, caption_id, subset, edit.text, edit.structure.to_json(), edit.detail, true),
-                ):
-                    ed[name].append(value)
-                if true:
-                    continue
-                kind, subtype = split_subset(subset)
-                row = (
-                    len(sc["id"]),
-                    subset,
-                    kind,
-                    subtype,
-                    f"world:{image_id}",
-                    image_id,
-                    text,
-                    edit.text,
-                    caption_id,
-                    cfg.id_offset + len(sc["id"]),
-                    edit.structure.to_json(),
-                    edit.detail,
-                )
-                for name, value in zip(sc, row):
-                    sc[name].append(value)
-                kept += 1
-                if kept >= cfg.instances_per_image_subset:
-                    break
-    sugarcrepe = pd.DataFrame(sc).astype(
-        {"id": "int64", "image_id": "int64", "caption_id": "int64", "negative_caption_id": "int64"}
-    )
-    edits = pd.DataFrame(ed).astype({"image_id": "int64", "caption_id": "int64", "true_of_image": "bool"})
-    return sugarcrepe, edits, scenes
-
-
-def sugarcrepe_instances(world: World, cfg: BiVLCConfig) -> tuple[pd.DataFrame, dict[int, Scene]]:
-    """Step 0 alone: the SugarCrepe instances (negative captions) BiVLC generates images for, and the scenes."""
-    sugarcrepe, _, scenes = _sugarcrepe_stage(world, cfg)
-    return sugarcrepe, scenes
-
-
-def instance_keys(image_id: int, subset: str, caption_id: int) -> tuple[int, int, int]:
-    """The random-stream keys of one SugarCrepe instance (generation, step 3, step 4)."""
-    return int(image_id), SUBSETS.index(subset), int(caption_id)
-
-
-def filter_candidates(
-    negative: CaptionStructure,
-    positive: CaptionStructure,
-    scenes: list[Scene],
-    cfg: BiVLCConfig,
-    keys: tuple[int, int, int],
-) -> tuple[list[bool], list[bool], int, bool]:
-    """Steps 3-4 on one instance's candidates: fits of both captions, the chosen candidate (-1: none), ambiguous.
-
-    The simulated annotators read each candidate's scene graph (the render's own, or a recognizer's reading).
-    """
-    fits_neg = [caption_fits(negative, s, cfg.relation_margin) for s in scenes]
-    fits_pos = [caption_fits(positive, s, cfg.relation_margin) for s in scenes]
-    # Step 3: the annotator perceives each candidate's fit (truth + noise) and picks the best, or none.
-    chosen = select_best(np.array(fits_neg), cfg.select_noise, _rng(cfg.seed, STREAM_SELECT, *keys))
-    # Step 4: drop the instance if the chosen image is perceived to fit the positive caption too.
-    ambiguous = False
-    if chosen >= 0:
-        ambiguous = perceives_fit(fits_pos[chosen], cfg.ambiguity_noise, _rng(cfg.seed, STREAM_AMBIGUITY, *keys))
-    return fits_neg, fits_pos, chosen, ambiguous
 
 
 def default_generator(cfg: BiVLCConfig, image_size: int) -> ImageGenerator:
@@ -285,7 +171,7 @@ def build(
     image_size = int(world.images.shape[1])
     generator = generator or default_generator(cfg, image_size)
     gen_name = type(generator).__name__
-    sugarcrepe, edits, scenes = _sugarcrepe_stage(world, cfg)
+    sugarcrepe, edits, scenes = edit_stage(world, cfg)
     structures = dict(zip(world.caption_table["caption_id"].to_numpy().tolist(), world.caption_table["structure"]))
 
     cand = _empty(TABLES["candidates"])
@@ -530,49 +416,6 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
 # --- audit -------------------------------------------------------------------------------------------
 
 
-def _percent_interval(value: float, interval: tuple[float, float]) -> tuple[float, float]:
-    """A Wilson interval in percent that contains its value (rounding can put lo 1e-15 above a 0 rate)."""
-    return min(interval[0], value), max(interval[1], value)
-
-
-def _rate_row(row: str, column: str, successes: int, n: int) -> dict[str, Any]:
-    """A percentage with its Wilson interval (NaN when n = 0)."""
-    if n == 0:
-        return {"row": row, "column": column, "value": np.nan, "lo": np.nan, "hi": np.nan}
-    acc = accuracy_from_correct(np.arange(n) < successes)
-    lo, hi = _percent_interval(acc.percent, acc.ci_percent)
-    return {"row": row, "column": column, "value": acc.percent, "lo": lo, "hi": hi}
-
-
-def _value_row(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": np.nan, "hi": np.nan}
-
-
-def _published_rates() -> dict[str, float]:
-    """The paper's survival figures: removed (%) per subset and overall, step 3 / step 4 drops (%)."""
-    from itmbench.papers.statistics import load_published
-
-    pub = load_published("bivlc")
-
-    def value(table: str, row: str, column: str) -> float:
-        hit = pub[(pub["table"] == table) & (pub["row"] == row) & (pub["column"] == column)]
-        if hit.empty:
-            raise KeyError(f"bivlc published statistics: no value for {table} / {row} / {column}")
-        return float(hit["value"].iloc[0])
-
-    out: dict[str, float] = {}
-    for subset in (*SUBSETS, "overall"):
-        column = "Total" if subset == "overall" else " ".join(w.capitalize() for w in subset.split("_"))
-        n_sugar = value("Table 1", "SugarCrepe", column)
-        n_bivlc = value("Table 1", "BiVLC (ours)", column) / 4  # retrieval examples: 4 per instance
-        out[subset] = 100.0 * (1.0 - n_bivlc / n_sugar)
-    n_step3 = value("section 3.1 text", "BiVLC", "instances after step 3")
-    n_final = value("section 3.1 text", "BiVLC", "instances")
-    out["step3"] = 100.0 * (1.0 - n_step3 / value("Table 1", "SugarCrepe", "Total"))
-    out["step4"] = 100.0 * (1.0 - n_final / n_step3)
-    return out
-
-
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     """Cohen's kappa of two binary raters (the paper's step-3 agreement on 'an image' vs 'none')."""
     a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
@@ -631,7 +474,9 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) ->
     )
     cand_subset = cand["sugarcrepe_id"].map(dict(zip(sc["id"], sc["subset"]))).to_numpy()
     cand_relation = np.array([negative[int(i)].relation is not None for i in cand["sugarcrepe_id"]], dtype=bool)
-    paper = _published_rates()
+    from itmbench.papers.bivlc.statistics import published_survival_rates
+
+    paper = published_survival_rates()
 
     inst_subset = (inst["type"] + "_" + inst["subtype"]).to_numpy()
     rows: list[dict[str, Any]] = []

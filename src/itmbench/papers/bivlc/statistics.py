@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.bivlc import released as bivlc_source
 from itmbench.papers.statistics import compare_with_published, load_published, regenerated_frame
 from itmbench.papers.sugarcrepe import released as sugarcrepe_source
@@ -94,3 +95,26 @@ def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
     }
     results = bivlc_source.read_bivlc_results(resolve("bivlc_results_vit_b_32", mirror, must_exist=True))
     return bivlc_statistics(sugarcrepe, results)
+
+
+def published_survival_rates() -> dict[str, float]:
+    """BiVLC's survival figures: removed (%) per subset and overall, step 3 / step 4 drops (%) (its published data)."""
+    pub = load_published("bivlc")
+
+    def value(table: str, row: str, column: str) -> float:
+        hit = pub[(pub["table"] == table) & (pub["row"] == row) & (pub["column"] == column)]
+        if hit.empty:
+            raise KeyError(f"bivlc published statistics: no value for {table} / {row} / {column}")
+        return float(hit["value"].iloc[0])
+
+    out: dict[str, float] = {}
+    for subset in (*SUBSETS, "overall"):
+        column = "Total" if subset == "overall" else " ".join(w.capitalize() for w in subset.split("_"))
+        n_sugar = value("Table 1", "SugarCrepe", column)
+        n_bivlc = value("Table 1", "BiVLC (ours)", column) / 4  # retrieval examples: 4 per instance
+        out[subset] = 100.0 * (1.0 - n_bivlc / n_sugar)
+    n_step3 = value("section 3.1 text", "BiVLC", "instances after step 3")
+    n_final = value("section 3.1 text", "BiVLC", "instances")
+    out["step3"] = 100.0 * (1.0 - n_step3 / value("Table 1", "SugarCrepe", "Total"))
+    out["step4"] = 100.0 * (1.0 - n_final / n_step3)
+    return out

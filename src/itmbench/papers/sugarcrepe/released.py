@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from itmbench.negatives.captions import SUBSETS, split_subset
 from itmbench.sources._common import (
     BOOL,
     INT,
@@ -39,9 +40,6 @@ from itmbench.sources._common import (
     typed_frame,
 )
 
-SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
-TYPES = ("replace", "swap", "add")
-SUBTYPES = ("obj", "att", "rel")
 ORDERS = ("positive-first", "negative-first")
 INSTANCE_SCHEMA: dict[str, str] = {
     "id": INT,
@@ -60,14 +58,6 @@ GPT4V_SCHEMA: dict[str, str] = {
     "multiple_choice_answer": STRING,
     "correct": BOOL,
 }
-
-
-def split_subset(subset: str) -> tuple[str, str]:
-    """(type, subtype) of a subset name such as 'replace_att'."""
-    if subset not in SUBSETS:
-        raise ValueError(f"unknown SugarCrepe subset {subset!r}; expected one of {SUBSETS}")
-    kind, subtype = subset.split("_")
-    return kind, subtype
 
 
 def infer_subset(path: str | os.PathLike) -> str:
