@@ -31,7 +31,10 @@ from pathlib import Path
 
 import pandas as pd
 
-PAPERS: tuple[str, ...] = ("bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe")
+from itmbench.papers.registry import PAPERS as REGISTERED
+
+# The papers with published numbers as data: every registered paper (itmbench.papers.registry).
+PAPERS: tuple[str, ...] = tuple(REGISTERED)
 COLUMNS: tuple[str, ...] = ("table", "block", "row", "column", "value", "decimals", "note")
 KEY: tuple[str, ...] = ("table", "block", "row", "column")
 FILENAME = "published_results.csv"

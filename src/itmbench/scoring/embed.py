@@ -196,6 +196,15 @@ class EmbeddingCache:
 # --- several devices -------------------------------------------------------------------------------
 
 
+def pair_dots(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
+    """Row-wise s(caption, image) = <caption embedding, image embedding> from the cache, in float64."""
+    if len(captions) == 0:
+        return np.zeros(0, dtype=np.float64)
+    c = cache.get("caption", captions).astype(np.float64)
+    i = cache.get("image", images).astype(np.float64)
+    return (c * i).sum(axis=1)
+
+
 def visible_devices(n: int | str) -> list[str]:
     """The devices `--devices` asks for: N (or 'all') visible CUDA devices, else N CPU shards (simulated devices)."""
     import torch

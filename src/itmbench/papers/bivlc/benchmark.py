@@ -86,7 +86,7 @@ from itmbench.negatives.edits import (
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.negatives.images import MISTAKES, make_generator
 from itmbench.papers.bivlc.config import GENERATOR_FIELDS, BiVLCConfig
-from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.embed import EmbeddingCache, pair_dots
 from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
@@ -547,15 +547,6 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) ->
 # --- scoring -----------------------------------------------------------------------------------------
 
 
-def _dot(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
-    """Row-wise s(caption, image) from the cache, in float64."""
-    if len(captions) == 0:
-        return np.zeros(0, dtype=np.float64)
-    c = cache.get("caption", captions).astype(np.float64)
-    i = cache.get("image", images).astype(np.float64)
-    return (c * i).sum(axis=1)
-
-
 def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
     """One row per SugarCrepe instance: s(C0,I0), s(C1,I0), and for BiVLC members s(C0,I1), s(C1,I1) (else NaN).
 
@@ -564,7 +555,7 @@ def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.
     released BiVLC, whose captions were reformatted and whose images come with the dataset) gets a
     row of its own, with sugarcrepe_id -1, scored on its own items; it does not count in SugarCrepe.
     """
-    return _score_frame(tables, lambda captions, images: _dot(cache, captions, images))
+    return _score_frame(tables, lambda captions, images: pair_dots(cache, captions, images))
 
 
 def _linked(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:

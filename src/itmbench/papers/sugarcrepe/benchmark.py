@@ -56,7 +56,7 @@ from itmbench.negatives.edits import (
     edit_stage,
 )
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
-from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.embed import EmbeddingCache, pair_dots
 from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
@@ -257,18 +257,9 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: SugarCrepeConfi
 # --- scoring -----------------------------------------------------------------------------------------
 
 
-def _dot(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
-    """Row-wise s(caption, image) from the cache, in float64."""
-    if len(captions) == 0:
-        return np.zeros(0, dtype=np.float64)
-    c = cache.get("caption", captions).astype(np.float64)
-    i = cache.get("image", images).astype(np.float64)
-    return (c * i).sum(axis=1)
-
-
 def score_dual(tables: Mapping[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
     """One row per instance: s(positive, image), s(negative, image) and whether the positive scores higher."""
-    return _score_frame(tables["instances"], lambda captions, images: _dot(cache, captions, images))
+    return _score_frame(tables["instances"], lambda captions, images: pair_dots(cache, captions, images))
 
 
 def pairs_needed(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
