@@ -98,6 +98,7 @@ def find_snippets(text: str, path: Path = Path("<text>")) -> list[Snippet]:
             m.end("content"),
         )
         for m in SNIPPET.finditer(text)
+        if not text[: m.start()].endswith("`")  # quoted in inline code: an example, not a snippet
     ]
 
 
