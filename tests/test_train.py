@@ -50,6 +50,7 @@ def test_training_is_deterministic(trained, items_dir, tmp_path):
     train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
     a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+    assert (tmp_path / "m.pt").read_bytes() == (out / "model.pt").read_bytes()  # not the temp file's name inside
 
 
 def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, kill_on_call):
@@ -63,6 +64,7 @@ def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, kill
     assert [h["epoch"] for h in summary["history"]] == [1, 2]
     a, b = load_checkpoint(out / "model.pt")["state_dict"], load_checkpoint(tmp_path / "m.pt")["state_dict"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+    assert (tmp_path / "m.pt").read_bytes() == (out / "model.pt").read_bytes()
 
 
 def test_the_checkpoints_val_r1_reproduces_from_the_loaded_model(trained, items_dir):

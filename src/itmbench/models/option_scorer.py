@@ -216,7 +216,7 @@ def train_ffnn(
     select = (lambda net: mcic_accuracy_of(net, dev_examples, features)) if len(dev_examples) else None
     net, history = train_option_net(img, cap, label, opts, select)
     best = max(history, key=lambda h: h["select"])
-    with atomic_path(out_path, suffix=".pt") as tmp:
+    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
         torch.save(
             {
                 "state_dict": net.state_dict(),
@@ -225,7 +225,7 @@ def train_ffnn(
                 "trainer": "ffnn",
                 "best_epoch": best["epoch"],
             },
-            tmp,
+            fh,
         )
     summary = {
         "model": spec.name,

@@ -176,8 +176,8 @@ def train_bag_of_words(
     if train.empty:
         raise ValueError(f"{items_dir}: no train captions to fit the bag of words on")
     bow = BagOfWords.fit(train["text"].tolist(), int(opts["min_count"]), bool(opts["sublinear_tf"]))
-    with atomic_path(out_path, suffix=".pt") as tmp:
-        torch.save({"state_dict": bow.state(), "spec": asdict(spec), "trainer": "bow_tfidf"}, tmp)
+    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
+        torch.save({"state_dict": bow.state(), "spec": asdict(spec), "trainer": "bow_tfidf"}, fh)
     summary = {
         "model": spec.name,
         "trainer": "bow_tfidf",

@@ -145,7 +145,7 @@ def train_coca(
                 "epoch": epoch + 1,
                 "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()},
             }
-        with atomic_path(resume_path, suffix=".pt") as tmp:
+        with atomic_path(resume_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
             torch.save(
                 {
                     "key": key,
@@ -156,9 +156,9 @@ def train_coca(
                     "history": history,
                     "best": best,
                 },
-                tmp,
+                fh,
             )
-    with atomic_path(out_path, suffix=".pt") as tmp:
+    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
         torch.save(
             {
                 "state_dict": best["state"],
@@ -169,7 +169,7 @@ def train_coca(
                 "best_epoch": best["epoch"],
                 "val_log_likelihood": best["score"],
             },
-            tmp,
+            fh,
         )
     summary = {
         "model": spec.name,

@@ -405,7 +405,7 @@ def fit(
             state["best_state"] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
             state["best_epoch"] = epoch + 1
         state["epoch"] = epoch + 1
-        with atomic_path(resume_path, suffix=".pt") as tmp:
+        with atomic_path(resume_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
             torch.save(
                 {
                     "key": key,
@@ -414,9 +414,11 @@ def fit(
                     "torch_rng": torch.get_rng_state(),
                     "state": state,
                 },
-                tmp,
+                fh,
             )
-    with atomic_path(out_path, suffix=".pt") as tmp:
+    # saved through a file object, torch names the archive inside "archive": the same training gives the
+    # same bytes (saved to a path, it would record the random name of the temp file)
+    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
         torch.save(
             {
                 "state_dict": state["best_state"],
@@ -427,7 +429,7 @@ def fit(
                 "val_r1": state["best_score"],
                 "val_tasks": list(recipe.tasks),
             },
-            tmp,
+            fh,
         )
     summary = {
         "model": spec.name,
