@@ -37,15 +37,6 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = (
 # and the paper modules they import: work for later. Delete an entry when its imports are gone
 # (test_shared_code_imports_no_paper says when).
 KNOWN_PAPER_IMPORTS: dict[str, frozenset[str]] = {
-    "itmbench.predictions": frozenset(
-        {
-            "itmbench.papers.bison.released",
-            "itmbench.papers.bivlc.released",
-            "itmbench.papers.bivlc.tables",
-            "itmbench.papers.sugarcrepe.benchmark",
-            "itmbench.papers.sugarcrepe.released",
-        }
-    ),
     "itmbench.sources.coco_benchmarks": frozenset(
         {
             "itmbench.papers.bison.benchmark",

@@ -15,7 +15,7 @@ from itmbench.cli import main as cli_main
 from itmbench.cli.predictions import add_arguments, run
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.papers.bivlc.released import RESULT_COLUMNS
-from itmbench.predictions import ScoreOptions, bootstrap_mean_interval, score_predictions
+from itmbench.papers.predictions import ScoreOptions, bootstrap_mean_interval, score_predictions
 
 FAST = ScoreOptions(n_boot=200)
 

@@ -1,13 +1,16 @@
 """`itmbench score-predictions`: predictions made elsewhere, in the papers' released formats.
 
-The arguments live apart from the scoring code (`itmbench.predictions`), so that building the CLI's
+The arguments live apart from the scoring code (`itmbench.papers.predictions`), so that building the CLI's
 parser (every job of the DAG does) imports neither pandas nor scipy."""
 
 from __future__ import annotations
 
 import argparse
 
-KINDS: tuple[str, ...] = ("bison", "ranked", "bivlc", "sugarcrepe_gpt4v")
+from itmbench.papers.registry import PREDICTION_FORMATS
+
+# The formats: ranked lists (the shared engine) and each paper's own (the registry)
+KINDS: tuple[str, ...] = ("ranked", *PREDICTION_FORMATS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -36,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Score the predictions (imports the scoring code only now)."""
-    from itmbench import predictions
+    from itmbench.papers import predictions
 
     return predictions.run(args)
 

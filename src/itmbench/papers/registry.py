@@ -191,3 +191,15 @@ def paper(name: str) -> Paper:
     if name not in PAPERS:
         raise KeyError(f"unknown paper {name!r}; expected one of {', '.join(PAPERS)}")
     return PAPERS[name]
+
+
+# The predictions formats each paper's package scores (`itmbench score-predictions KIND`: its
+# `predictions.score`); `ranked` (ranked lists against positives) is the shared engine's own.
+PREDICTION_FORMATS: dict[str, str] = {"bison": "bison", "bivlc": "bivlc", "sugarcrepe_gpt4v": "sugarcrepe"}
+
+
+def prediction_paper(kind: str) -> str:
+    """The paper whose package scores a predictions format, naming the known formats when it is unknown."""
+    if kind not in PREDICTION_FORMATS:
+        raise ValueError(f"unknown prediction kind {kind!r}; expected ranked or one of {sorted(PREDICTION_FORMATS)}")
+    return PREDICTION_FORMATS[kind]

@@ -64,7 +64,7 @@ def test_gpt4v_answers_through_the_papers_scorer_give_the_published_92_19(mirror
 
 
 def test_score_predictions_carries_the_papers_metrics(mirror_dir: Path):
-    from itmbench.predictions import ScoreOptions, score_predictions
+    from itmbench.papers.predictions import ScoreOptions, score_predictions
 
     folder = mirror_dir / SUGARCREPE / "gpt-4v-results"
     system = score_predictions("sugarcrepe_gpt4v", folder, options=ScoreOptions(n_boot=100))["systems"]["GPT-4V"]

@@ -4,7 +4,7 @@ The 92.19 comes from SugarCrepe's released GPT-4V answers (`gpt-4v-results/`, fo
 paper): it is the mean of the two option orders' accuracies (positive caption shown first: 90.96;
 negative first: 93.41) over all 7,512 instances. `gpt4v_figure_data` returns the numbers (accuracy
 per subset and order with Wilson intervals, per order over all subsets, and the mean of orders with
-a bootstrap interval; see `itmbench.predictions.sugarcrepe_answer_table`), and `plot_gpt4v_accuracy`
+a bootstrap interval; see `itmbench.papers.sugarcrepe.predictions.sugarcrepe_answer_table`), and `plot_gpt4v_accuracy`
 draws them: grouped bars per subset (one per order, with interval whiskers), the mean of the orders
 of each subset as a marker, and the overall mean of orders as a dashed line labelled with its value.
 The figure is written as PNG and PDF, each atomically (temp file, then rename), without timestamps
@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from itmbench.papers.figures import grouped_bars, intervals_label, metric_series, model_label, new_figure, write_figure
+from itmbench.papers.predictions import MEAN_OF_ORDERS, ScoreOptions
+from itmbench.papers.sugarcrepe.predictions import read_sugarcrepe_answers, sugarcrepe_answer_table
 from itmbench.papers.world_cells import WorldMetrics
-from itmbench.predictions import MEAN_OF_ORDERS, ScoreOptions, read_sugarcrepe_answers, sugarcrepe_answer_table
 
 GPT4V_FOLDER = "raw.githubusercontent.com/RAIVNLab/sugar-crepe/main/gpt-4v-results"
 ORDER_COLOURS: dict[str, str] = {"positive-first": "#4C72B0", "negative-first": "#DD8452"}

@@ -6,7 +6,8 @@ One entry point, `score_predictions(kind, paths, ...)`, returns a JSON-able dict
 CLI ``itmbench score-predictions KIND FILES... [--annotations A] [--positives P...] [--out-dir D]``,
 which prints that JSON and, with --out-dir, writes ``metrics.json`` and ``metrics.{csv,md,tex}``.
 
-Kinds and formats:
+Kinds and formats (``ranked`` is scored here; each paper's own format by its package's `predictions` module,
+the paper named by `itmbench.papers.registry.PREDICTION_FORMATS`):
 
 ``bison``
     Prediction JSONs ``[{"bison_id", "predicted_image_id"}, ...]`` (one system per file) against
@@ -67,6 +68,8 @@ import pandas as pd
 
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
+from itmbench.papers.registry import paper as registered_paper
+from itmbench.papers.registry import prediction_paper
 from itmbench.sources._common import SourceFormatError, parse_int, read_json_file
 
 DIRECTIONS: dict[str, str] = {"i2t": "image_to_caption", "t2i": "caption_to_image"}
@@ -119,14 +122,14 @@ def bootstrap_mean_interval(
     return (float(lo), float(hi))
 
 
-def _mean_json(samples: Sequence[np.ndarray], options: ScoreOptions) -> dict[str, float | int]:
+def mean_json(samples: Sequence[np.ndarray], options: ScoreOptions) -> dict[str, float | int]:
     """Mean of per-sample means (x100) with its bootstrap interval."""
     value = float(np.mean([np.mean(s) for s in samples]))
     lo, hi = bootstrap_mean_interval(samples, options.n_boot, options.seed, options.confidence)
     return {"value": 100 * value, "lo": 100 * lo, "hi": 100 * hi, "n": int(sum(len(s) for s in samples))}
 
 
-def _split_spec(spec: PathLike) -> tuple[str | None, Path]:
+def split_spec(spec: PathLike) -> tuple[str | None, Path]:
     """'i2t=path' -> ('i2t', path); a plain path -> (None, path)."""
     text = os.fspath(spec)
     match = re.fullmatch(r"(i2t|t2i)=(.+)", text)
@@ -135,7 +138,7 @@ def _split_spec(spec: PathLike) -> tuple[str | None, Path]:
 
 def _direction_of(spec: PathLike, what: str) -> tuple[str, Path]:
     """Direction (i2t | t2i) of a ranking or positives file, explicit ('i2t=PATH') or from its name."""
-    given, path = _split_spec(spec)
+    given, path = split_spec(spec)
     if given:
         return given, path
     name = path.name.lower()
@@ -146,100 +149,6 @@ def _direction_of(spec: PathLike, what: str) -> tuple[str, Path]:
             "expected 'i2t' or 't2i' (or image_to_caption / caption_to_image) in the name, or pass i2t=PATH / t2i=PATH"
         )
     return found.pop(), path
-
-
-# --- BISON ------------------------------------------------------------------------------------------
-
-BISON_ANNOTATION_COLUMNS = ("bison_id", "image_id_0", "image_id_1", "true_image_id")
-
-
-def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
-    """BISON annotations from the released JSON or a canonical table (parquet/CSV), checked."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        from itmbench.papers.bison.released import read_bison_annotations
-
-        return read_bison_annotations(path)
-    if path.suffix.lower() == ".parquet":
-        table = pd.read_parquet(path)
-    elif path.suffix.lower() == ".csv":
-        table = pd.read_csv(path)
-    else:
-        raise ValueError(f"{path}: BISON annotations must be the released .json or a canonical .parquet/.csv table")
-    missing = [c for c in BISON_ANNOTATION_COLUMNS if c not in table.columns]
-    if missing:
-        raise SourceFormatError(path, "columns", f"columns {', '.join(BISON_ANNOTATION_COLUMNS)}; missing {missing}")
-    table = table.reset_index(drop=True)
-    for i, (bid, a, b, t) in enumerate(table[list(BISON_ANNOTATION_COLUMNS)].itertuples(index=False)):
-        if t not in (a, b):
-            raise SourceFormatError(
-                path, f"row {i} (bison_id {bid}) true_image_id", f"one of the candidates {a}, {b}", t
-            )
-    dup = table["bison_id"].duplicated()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise SourceFormatError(path, f"row {i} bison_id", "a unique bison_id", int(table["bison_id"].iloc[i]))
-    return table
-
-
-def bison_correct(
-    predictions_path: PathLike, annotations: pd.DataFrame, annotations_path: PathLike = "", missing: str = "error"
-) -> np.ndarray:
-    """Per-annotation correctness of one BISON prediction file (annotation order); bad records raise.
-
-    missing = "error": an annotated triple without a prediction raises; "wrong": it counts as wrong.
-    """
-    from itmbench.papers.bison.released import read_bison_predictions
-
-    predictions = read_bison_predictions(predictions_path)
-    row_of = {int(b): i for i, b in enumerate(annotations["bison_id"].to_numpy())}
-    cand0 = annotations["image_id_0"].to_numpy(dtype=np.int64)
-    cand1 = annotations["image_id_1"].to_numpy(dtype=np.int64)
-    predicted = np.full(len(annotations), -1, dtype=np.int64)
-    seen = np.zeros(len(annotations), dtype=bool)
-    ann_name = f" ({annotations_path})" if annotations_path else ""
-    for index, (bid, pred) in enumerate(predictions[["bison_id", "predicted_image_id"]].itertuples(index=False)):
-        row = row_of.get(int(bid))
-        if row is None:
-            raise SourceFormatError(
-                predictions_path, f"[{index}].bison_id", f"a bison_id of the annotations{ann_name}", int(bid)
-            )
-        if pred not in (cand0[row], cand1[row]):
-            raise SourceFormatError(
-                predictions_path,
-                f"[{index}].predicted_image_id",
-                f"one of the candidates {cand0[row]}, {cand1[row]} of bison_id {int(bid)}",
-                int(pred),
-            )
-        predicted[row] = pred
-        seen[row] = True
-    if not seen.all() and missing == "error":
-        absent = annotations["bison_id"].to_numpy()[~seen]
-        raise SourceFormatError(
-            predictions_path,
-            "top level",
-            f"one prediction per annotated triple{ann_name}; no prediction for bison_id {int(absent[0])} "
-            f"({len(absent)} of {len(annotations)} missing)",
-        )
-    return predicted == annotations["true_image_id"].to_numpy(dtype=np.int64)
-
-
-def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: ScoreOptions) -> dict[str, Any]:
-    """BISON accuracy of each prediction file against the annotations."""
-    from itmbench.papers.bison.released import read_bison_predictions
-
-    table = read_bison_annotation_table(annotations)
-    systems: dict[str, Any] = {}
-    for path in paths:
-        correct = bison_correct(path, table, annotations, options.bison_missing)
-        n_predicted = len(read_bison_predictions(path))
-        systems[Path(path).stem] = {
-            "files": [str(path)],
-            "metrics": {"bison": accuracy_json(accuracy_from_correct(correct, options.confidence))},
-            "n_missing": len(table) - n_predicted,
-            "chance": 50.0,
-        }
-    return systems
 
 
 # --- ranked lists ------------------------------------------------------------------------------------
@@ -270,7 +179,7 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
 
     direction is 'image_to_caption', 'caption_to_image' or 'both' (a table without a direction column).
     """
-    given, path = _split_spec(spec)
+    given, path = split_spec(spec)
     suffix = path.suffix.lower()
     if suffix == ".json":
         direction, path = _direction_of(spec, "positives")
@@ -416,200 +325,12 @@ def score_ranked(
                     accuracy_from_correct(v.astype(bool), options.confidence)
                 )
             else:
-                metrics[f"{direction}/{name}"] = _mean_json([v], options)
+                metrics[f"{direction}/{name}"] = mean_json([v], options)
     if len(per_direction) == 2:
         for name in per_direction["i2t"]:
-            metrics[f"mean/{name}"] = _mean_json([per_direction["i2t"][name], per_direction["t2i"][name]], options)
+            metrics[f"mean/{name}"] = mean_json([per_direction["i2t"][name], per_direction["t2i"][name]], options)
     queries = {d: len(next(iter(v.values()))) for d, v in per_direction.items()}
     return {label: {"files": files, "positives": [str(p) for p in positives], "queries": queries, "metrics": metrics}}
-
-
-# --- BiVLC per-instance CSVs -------------------------------------------------------------------------
-
-
-def _csv_header(path: PathLike) -> list[str]:
-    """The first row of a CSV file."""
-    import csv
-
-    with open(path, encoding="utf-8", newline="") as handle:
-        return next(csv.reader(handle), [])
-
-
-def score_bivlc(paths: Sequence[PathLike], options: ScoreOptions) -> dict[str, Any]:
-    """BiVLC (and SugarCrepe) metrics of released-format per-instance files, one system per model."""
-    from itmbench.papers.bivlc.released import read_bivlc_results, read_sugarcrepe_correct
-    from itmbench.papers.bivlc.tables import metrics_from_released
-
-    grouped: dict[str, dict[str, Any]] = {}
-    for path in paths:
-        header = [h.lstrip("\ufeff") for h in _csv_header(path)]
-        if "text_score_i0" in header:
-            kind, pattern, reader = "results", r"BiVLC_(.+)\.csv", read_bivlc_results
-        elif "correct" in header:
-            kind, pattern, reader = "sugarcrepe", r"SUGARCREPE_CORRECT_(.+)\.csv", read_sugarcrepe_correct
-        else:
-            raise SourceFormatError(
-                path,
-                "line 1",
-                "the header of a released BiVLC_<model>.csv or SUGARCREPE_CORRECT_<model>.csv",
-                ",".join(header),
-            )
-        match = re.fullmatch(pattern, Path(path).name)
-        model = match.group(1) if match else Path(path).stem
-        entry = grouped.setdefault(model, {"files": []})
-        if kind in entry:
-            raise ValueError(f"{path}: a second {kind} file for model {model!r} (first: {entry[kind + '_path']})")
-        entry[kind] = reader(path, model=model)
-        entry[kind + "_path"] = str(path)
-        entry["files"].append(str(path))
-    systems: dict[str, Any] = {}
-    for model, entry in grouped.items():
-        doc = metrics_from_released(
-            entry.get("results"), entry.get("sugarcrepe"), model, options.confidence, entry.get("results_path", model)
-        )
-        systems[model] = {
-            "files": entry["files"],
-            **{k: doc[k] for k in ("metrics", "by_type", "n_bivlc", "n_sugarcrepe")},
-        }
-        systems[model]["chance"] = {"i2t": 25.0, "t2i": 25.0, "group": 100 / 6, "sugarcrepe": 50.0}
-    return systems
-
-
-# --- SugarCrepe answers (GPT-4V) ---------------------------------------------------------------------
-
-
-def _answer_files(spec: PathLike) -> list[Path]:
-    """The answer JSONs of a file or of a folder (<order>/gpt4v-<subset>.json beneath it)."""
-    path = Path(spec)
-    if path.is_dir():
-        files = sorted(path.glob("*/gpt4v-*.json"))
-        if not files:
-            raise FileNotFoundError(f"{path}: no <order>/gpt4v-<subset>.json answer files beneath this folder")
-        return files
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: answer file not found")
-    return [path]
-
-
-def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
-    """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's."""
-    from itmbench.papers.sugarcrepe.released import read_gpt4v_answers
-
-    frames = []
-    for path in [f for spec in paths for f in _answer_files(spec)]:
-        answers = read_gpt4v_answers(path)
-        ours = answers["multiple_choice_answer"].str.strip() == answers["caption"].str.strip()
-        theirs = answers["correct"].astype(bool)
-        bad = (ours != theirs).to_numpy()
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise SourceFormatError(
-                path,
-                f"key '{int(answers['id'].iloc[i])}'.correct",
-                f"{bool(ours.iloc[i])} (multiple_choice_answer "
-                f"{'equals' if ours.iloc[i] else 'is not'} the positive caption)",
-                bool(theirs.iloc[i]),
-            )
-        frames.append(answers.assign(correct=ours.to_numpy(), file=str(path)))
-    table = pd.concat(frames, ignore_index=True)
-    dup = table.duplicated(["order", "subset", "id"])
-    if dup.any():
-        r = table[dup].iloc[0]
-        raise SourceFormatError(
-            r["file"], f"key '{int(r['id'])}'", f"one answer per instance of {r['subset']} ({r['order']})"
-        )
-    return table
-
-
-def sugarcrepe_answer_table(answers: pd.DataFrame, options: ScoreOptions = ScoreOptions()) -> pd.DataFrame:
-    """Accuracy (%) per (subset, order), per order over all subsets ('all'), and the mean of the orders.
-
-    Columns subset, order, n, n_correct, accuracy, lo, hi; Wilson intervals per order, a bootstrap
-    over instances for the mean of orders (paired when both orders answer the same instances).
-    """
-    from itmbench.papers.sugarcrepe.released import ORDERS, SUBSETS
-
-    records: list[dict[str, Any]] = []
-    subsets = [s for s in SUBSETS if s in set(answers["subset"])] + ["all"]
-    orders = [o for o in ORDERS if o in set(answers["order"])]
-    for subset in subsets:
-        part = answers if subset == "all" else answers[answers["subset"] == subset]
-        per_order = {}
-        for order in orders:
-            flags = part.loc[part["order"] == order].sort_values(["subset", "id"])
-            acc = accuracy_from_correct(flags["correct"].to_numpy(dtype=bool), options.confidence)
-            lo, hi = acc.ci_percent
-            records.append(
-                {
-                    "subset": subset,
-                    "order": order,
-                    "n": acc.n,
-                    "n_correct": acc.successes,
-                    "accuracy": acc.percent,
-                    "lo": lo,
-                    "hi": hi,
-                }
-            )
-            per_order[order] = flags
-        if len(per_order) == 2:
-            a, b = (per_order[o] for o in orders)
-            same = len(a) == len(b) and (a[["subset", "id"]].to_numpy() == b[["subset", "id"]].to_numpy()).all()
-            va, vb = a["correct"].to_numpy(float), b["correct"].to_numpy(float)
-            mean = _mean_json([(va + vb) / 2] if same else [va, vb], options)
-            records.append(
-                {
-                    "subset": subset,
-                    "order": MEAN_OF_ORDERS,
-                    "n": len(va) + len(vb),
-                    "n_correct": int(va.sum() + vb.sum()),
-                    "accuracy": (100 * va.mean() + 100 * vb.mean()) / 2,
-                    "lo": mean["lo"],
-                    "hi": mean["hi"],
-                }
-            )
-    return pd.DataFrame.from_records(records, columns=["subset", "order", "n", "n_correct", "accuracy", "lo", "hi"])
-
-
-def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, label: str = "GPT-4V") -> dict[str, Any]:
-    """SugarCrepe accuracy of GPT-4V-format answers: per order, per subset, and the mean of orders."""
-    answers = read_sugarcrepe_answers(paths)
-    table = sugarcrepe_answer_table(answers, options)
-
-    def entry(r: pd.Series) -> dict[str, float | int]:
-        return {
-            "value": r["accuracy"],
-            "lo": r["lo"],
-            "hi": r["hi"],
-            "n": int(r["n"]),
-            "n_correct": int(r["n_correct"]),
-        }
-
-    overall = table[table["subset"] == "all"]
-    by_subset: dict[str, dict[str, Any]] = {}
-    for _, r in table[table["subset"] != "all"].iterrows():
-        by_subset.setdefault(r["subset"], {})[r["order"]] = entry(r)
-    files = sorted(set(answers["file"]))
-    return {
-        label: {
-            "files": files,
-            "metrics": {r["order"]: entry(r) for _, r in overall.iterrows()},
-            "by_subset": by_subset,
-            "n_instances": int(answers.drop_duplicates(["subset", "id"]).shape[0]),
-            "chance": 50.0,
-            "sugarcrepe": sugarcrepe_paper_metrics(answers, options),
-        }
-    }
-
-
-def sugarcrepe_paper_metrics(answers: pd.DataFrame, options: ScoreOptions) -> dict[str, Any]:
-    """Per answer order, the SugarCrepe paper's metrics (`papers.sugarcrepe.benchmark.summarize`: accuracy
-    per subtype, the mean over subtypes, the pooled accuracy), the scorer of the world's SugarCrepe."""
-    from itmbench.papers.sugarcrepe.benchmark import gpt4v_correct, summarize
-
-    return {
-        order: summarize(gpt4v_correct(answers, order), options.n_boot, options.seed, options.confidence)["metrics"]
-        for order in sorted(set(answers["order"]))
-    }
 
 
 # --- entry points -------------------------------------------------------------------------------------
@@ -625,22 +346,18 @@ def score_predictions(
     label: str | None = None,
     options: ScoreOptions = ScoreOptions(),
 ) -> dict[str, Any]:
-    """Score predictions made elsewhere (kind: bison | ranked | bivlc | sugarcrepe_gpt4v) -> JSON-able metrics."""
+    """Score predictions made elsewhere (kind: ranked, or a paper's own: PREDICTION_FORMATS) -> JSON-able metrics."""
     files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not files:
         raise ValueError("no prediction files given")
-    if kind == "bison":
-        if annotations is None:
-            raise ValueError("BISON predictions need the annotations (--annotations): the released JSON or a table")
-        systems = score_bison(files, annotations, options)
-    elif kind == "ranked":
+    if kind == "ranked":  # the shared format of the retrieval papers (ECCV Caption, CxC, COCO)
         systems = score_ranked(files, list(positives), options, positive_set, label or "predictions")
-    elif kind == "bivlc":
-        systems = score_bivlc(files, options)
-    elif kind == "sugarcrepe_gpt4v":
-        systems = score_sugarcrepe_answers(files, options, label or "GPT-4V")
-    else:
-        raise ValueError(f"unknown prediction kind {kind!r}; expected bison, ranked, bivlc or sugarcrepe_gpt4v")
+    else:  # a paper's own format: its package's `predictions.score` (the registry names the paper)
+        systems = (
+            registered_paper(prediction_paper(kind))
+            .part("predictions")
+            .score(kind, files, options, annotations=annotations, label=label)
+        )
     return {"kind": kind, "options": {**asdict(options), "ks": list(options.ks)}, "systems": systems}
 
 

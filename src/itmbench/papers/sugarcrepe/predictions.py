@@ -1,0 +1,164 @@
+"""SugarCrepe answers in GPT-4V's released format as a predictions format: accuracy per order and subset."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from itmbench.metrics.accuracy import accuracy_from_correct
+from itmbench.papers.predictions import (
+    MEAN_OF_ORDERS,
+    PathLike,
+    ScoreOptions,
+    mean_json,
+)
+from itmbench.sources._common import SourceFormatError
+
+
+def _answer_files(spec: PathLike) -> list[Path]:
+    """The answer JSONs of a file or of a folder (<order>/gpt4v-<subset>.json beneath it)."""
+    path = Path(spec)
+    if path.is_dir():
+        files = sorted(path.glob("*/gpt4v-*.json"))
+        if not files:
+            raise FileNotFoundError(f"{path}: no <order>/gpt4v-<subset>.json answer files beneath this folder")
+        return files
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: answer file not found")
+    return [path]
+
+
+def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
+    """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's."""
+    from itmbench.papers.sugarcrepe.released import read_gpt4v_answers
+
+    frames = []
+    for path in [f for spec in paths for f in _answer_files(spec)]:
+        answers = read_gpt4v_answers(path)
+        ours = answers["multiple_choice_answer"].str.strip() == answers["caption"].str.strip()
+        theirs = answers["correct"].astype(bool)
+        bad = (ours != theirs).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise SourceFormatError(
+                path,
+                f"key '{int(answers['id'].iloc[i])}'.correct",
+                f"{bool(ours.iloc[i])} (multiple_choice_answer "
+                f"{'equals' if ours.iloc[i] else 'is not'} the positive caption)",
+                bool(theirs.iloc[i]),
+            )
+        frames.append(answers.assign(correct=ours.to_numpy(), file=str(path)))
+    table = pd.concat(frames, ignore_index=True)
+    dup = table.duplicated(["order", "subset", "id"])
+    if dup.any():
+        r = table[dup].iloc[0]
+        raise SourceFormatError(
+            r["file"], f"key '{int(r['id'])}'", f"one answer per instance of {r['subset']} ({r['order']})"
+        )
+    return table
+
+
+def sugarcrepe_answer_table(answers: pd.DataFrame, options: ScoreOptions = ScoreOptions()) -> pd.DataFrame:
+    """Accuracy (%) per (subset, order), per order over all subsets ('all'), and the mean of the orders.
+
+    Columns subset, order, n, n_correct, accuracy, lo, hi; Wilson intervals per order, a bootstrap
+    over instances for the mean of orders (paired when both orders answer the same instances).
+    """
+    from itmbench.papers.sugarcrepe.released import ORDERS, SUBSETS
+
+    records: list[dict[str, Any]] = []
+    subsets = [s for s in SUBSETS if s in set(answers["subset"])] + ["all"]
+    orders = [o for o in ORDERS if o in set(answers["order"])]
+    for subset in subsets:
+        part = answers if subset == "all" else answers[answers["subset"] == subset]
+        per_order = {}
+        for order in orders:
+            flags = part.loc[part["order"] == order].sort_values(["subset", "id"])
+            acc = accuracy_from_correct(flags["correct"].to_numpy(dtype=bool), options.confidence)
+            lo, hi = acc.ci_percent
+            records.append(
+                {
+                    "subset": subset,
+                    "order": order,
+                    "n": acc.n,
+                    "n_correct": acc.successes,
+                    "accuracy": acc.percent,
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
+            per_order[order] = flags
+        if len(per_order) == 2:
+            a, b = (per_order[o] for o in orders)
+            same = len(a) == len(b) and (a[["subset", "id"]].to_numpy() == b[["subset", "id"]].to_numpy()).all()
+            va, vb = a["correct"].to_numpy(float), b["correct"].to_numpy(float)
+            mean = mean_json([(va + vb) / 2] if same else [va, vb], options)
+            records.append(
+                {
+                    "subset": subset,
+                    "order": MEAN_OF_ORDERS,
+                    "n": len(va) + len(vb),
+                    "n_correct": int(va.sum() + vb.sum()),
+                    "accuracy": (100 * va.mean() + 100 * vb.mean()) / 2,
+                    "lo": mean["lo"],
+                    "hi": mean["hi"],
+                }
+            )
+    return pd.DataFrame.from_records(records, columns=["subset", "order", "n", "n_correct", "accuracy", "lo", "hi"])
+
+
+def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, label: str = "GPT-4V") -> dict[str, Any]:
+    """SugarCrepe accuracy of GPT-4V-format answers: per order, per subset, and the mean of orders."""
+    answers = read_sugarcrepe_answers(paths)
+    table = sugarcrepe_answer_table(answers, options)
+
+    def entry(r: pd.Series) -> dict[str, float | int]:
+        return {
+            "value": r["accuracy"],
+            "lo": r["lo"],
+            "hi": r["hi"],
+            "n": int(r["n"]),
+            "n_correct": int(r["n_correct"]),
+        }
+
+    overall = table[table["subset"] == "all"]
+    by_subset: dict[str, dict[str, Any]] = {}
+    for _, r in table[table["subset"] != "all"].iterrows():
+        by_subset.setdefault(r["subset"], {})[r["order"]] = entry(r)
+    files = sorted(set(answers["file"]))
+    return {
+        label: {
+            "files": files,
+            "metrics": {r["order"]: entry(r) for _, r in overall.iterrows()},
+            "by_subset": by_subset,
+            "n_instances": int(answers.drop_duplicates(["subset", "id"]).shape[0]),
+            "chance": 50.0,
+            "sugarcrepe": sugarcrepe_paper_metrics(answers, options),
+        }
+    }
+
+
+def sugarcrepe_paper_metrics(answers: pd.DataFrame, options: ScoreOptions) -> dict[str, Any]:
+    """Per answer order, the SugarCrepe paper's metrics (`papers.sugarcrepe.benchmark.summarize`: accuracy
+    per subtype, the mean over subtypes, the pooled accuracy), the scorer of the world's SugarCrepe."""
+    from itmbench.papers.sugarcrepe.benchmark import gpt4v_correct, summarize
+
+    return {
+        order: summarize(gpt4v_correct(answers, order), options.n_boot, options.seed, options.confidence)["metrics"]
+        for order in sorted(set(answers["order"]))
+    }
+
+
+def score(
+    kind: str,
+    files: Sequence[PathLike],
+    options: ScoreOptions,
+    annotations: PathLike | None = None,
+    label: str | None = None,
+) -> dict[str, Any]:
+    """`itmbench score-predictions sugarcrepe_gpt4v`: one system (GPT-4V unless labelled)."""
+    return score_sugarcrepe_answers(files, options, label or "GPT-4V")
