@@ -27,31 +27,15 @@ PAPERS = ("bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval")
 # each other; edges between the modules of one entry are ignored when looking for cycles.
 # Delete an entry when its cycle is gone (test_known_cycles_are_still_there says when), and the
 # whole allowlist when it is empty.
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # SugarCrepe's COCO build uses the COCO engine, whose registry calls it back: the COCO builds move into
-    # each paper's package (issue "The real path, executed")
-    frozenset({"itmbench.papers.sugarcrepe.benchmark", "itmbench.sources.coco_benchmarks"}),
-)
+KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 
 # Shared modules (outside itmbench.papers and itmbench.cli*) that import a paper package today,
 # and the paper modules they import: work for later. Delete an entry when its imports are gone
 # (test_shared_code_imports_no_paper says when).
 KNOWN_PAPER_IMPORTS: dict[str, frozenset[str]] = {
+    # the COCO galleries are ECCV's coco_test_ids.npy (its reader), and retrieval's writer
     "itmbench.sources.coco_benchmarks": frozenset(
-        {
-            "itmbench.papers.bison.benchmark",
-            "itmbench.papers.bison.released",
-            "itmbench.papers.bivlc.benchmark",
-            "itmbench.papers.bivlc.released",
-            "itmbench.papers.cxc.benchmark",
-            "itmbench.papers.cxc.released",
-            "itmbench.papers.eccv.benchmark",
-            "itmbench.papers.eccv.released",
-            "itmbench.papers.mcic.benchmark",
-            "itmbench.papers.mcic.released",
-            "itmbench.papers.retrieval.benchmark",
-            "itmbench.papers.sugarcrepe.benchmark",
-        }
+        {"itmbench.papers.eccv.released", "itmbench.papers.retrieval.benchmark"}
     ),
 }
 

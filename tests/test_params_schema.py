@@ -16,20 +16,18 @@ from itmbench.negatives.llm_captions import LLMConfig
 from itmbench.negatives.recognizer import RecognizerConfig
 from itmbench.negatives.sdxl import SDXLConfig
 from itmbench.papers.bison.config import BisonConfig
+from itmbench.papers.bivlc.coco import BivlcCocoConfig
 from itmbench.papers.bivlc.config import BiVLCConfig
+from itmbench.papers.cxc.coco import CxcCocoConfig
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.eccv.config import EccvConfig
+from itmbench.papers.mcic.coco import McicCocoConfig
 from itmbench.papers.mcic.config import MCICConfig
+from itmbench.papers.retrieval.coco import RetrievalCocoConfig
+from itmbench.papers.sugarcrepe.coco import SugarCrepeCocoConfig
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.params import config_from_section, make_config, section_defaults, section_schema
-from itmbench.sources.coco_benchmarks import (
-    BivlcCocoConfig,
-    CxcCocoConfig,
-    McicCocoConfig,
-    NoConfig,
-    RetrievalCocoConfig,
-    SugarCrepeCocoConfig,
-)
+from itmbench.sources.coco_benchmarks import NoConfig
 from itmbench.train.config import TrainConfig
 from itmbench.world.generate import WorldConfig
 

@@ -22,14 +22,20 @@ from PIL import Image
 from itmbench.cli import main
 from itmbench.models.registry import RandomEncoder
 from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison import coco as coco_bison
 from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import coco as coco_bivlc
 from itmbench.papers.bivlc.released import read_bivlc_results
 from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc import coco as coco_cxc
 from itmbench.papers.cxc.released import load_cxc
 from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv import coco as coco_eccv
 from itmbench.papers.eccv.released import load_eccv_positives, read_coco_test_ids
 from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic import coco as coco_mcic
 from itmbench.papers.mcic.released import read_mcic_txt
+from itmbench.papers.retrieval import coco as coco_retrieval
 from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
@@ -137,7 +143,7 @@ def _check_dtypes(frame: pd.DataFrame, schema: dict[str, str]) -> None:
 
 @pytest.fixture(scope="module")
 def eccv_built(raw_dir, items):
-    return coco.eccv_from_released(raw_dir, items, coco.NoConfig())
+    return coco_eccv.from_released(raw_dir, items, coco.NoConfig())
 
 
 def test_eccv_from_the_package_files(eccv_built, raw_dir):
@@ -207,7 +213,7 @@ def test_eccv_summarize_keeps_its_world_output_when_pmrp_is_there():
 
 @pytest.fixture(scope="module")
 def cxc_built(raw_dir, items):
-    return coco.cxc_from_released(raw_dir, items, make_config(coco.CxcCocoConfig))
+    return coco_cxc.from_released(raw_dir, items, make_config(coco_cxc.CxcCocoConfig))
 
 
 def test_cxc_positives_match_the_loader_counts(cxc_built, raw_dir):
@@ -270,14 +276,14 @@ def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path):
     captions = pd.DataFrame(
         {"caption_id": [500, 501], "sentid": [10, 11], "image_id": [1, 2], "split": "test", "text": ["a", "b"]}
     )
-    cfg = make_config(coco.CxcCocoConfig, gallery_captions="split")
-    t = coco.cxc_from_released(raw, CocoItems(images, captions), cfg).tables
+    cfg = make_config(coco_cxc.CxcCocoConfig, gallery_captions="split")
+    t = coco_cxc.from_released(raw, CocoItems(images, captions), cfg).tables
     assert t["sts"]["caption1_id"].tolist() == [500, 500] and t["sts"]["caption2_id"].tolist() == [501, 501]
     assert t["sits"]["caption_id"].tolist() == [500, 500]
     header = rows["sts"][0] + ",agg_score,sampling_method"
     (folder / "sts_val.csv").write_text(header + "\nCOCO_val2014:sentid:10,COCO_val2014:sentid:99,1,c2c_isim\n")
     with pytest.raises(UnmappedRecordError, match=r"sts_val\.csv: line 2 column caption2: caption sentid 99"):
-        coco.cxc_from_released(raw, CocoItems(images, captions), cfg)
+        coco_cxc.from_released(raw, CocoItems(images, captions), cfg)
 
 
 # ---------------------------------------------------------------------------------------------- MCIC
@@ -285,7 +291,7 @@ def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path):
 
 @pytest.fixture(scope="module")
 def mcic_built(raw_dir, items):
-    return coco.mcic_from_released(raw_dir, items, make_config(coco.McicCocoConfig))
+    return coco_mcic.from_released(raw_dir, items, make_config(coco_mcic.McicCocoConfig))
 
 
 def test_mcic_examples_and_added_option_texts(mcic_built, items):
@@ -302,7 +308,7 @@ def test_mcic_examples_and_added_option_texts(mcic_built, items):
     for row in ex.sample(50, random_state=0).itertuples():
         assert [texts[c] for c in row.option_caption_ids] == list(row.options)
         assert texts[row.caption_id] == row.answer
-    assert int(texts.index.min()) == make_config(coco.McicCocoConfig).id_offset
+    assert int(texts.index.min()) == make_config(coco_mcic.McicCocoConfig).id_offset
     assert len(texts) == len({o for opts in ex["options"] for o in opts})  # each distinct text once
     assert (ex["image_id"].to_numpy() == [int(name[-16:-4]) for name in ex["image"]]).all()
     dev = t["answer_positions"].query("split == 'dev'")
@@ -333,14 +339,14 @@ def test_mcic_names_a_file_name_missing_from_the_items(raw_dir, items):
     images = items.images[items.images["image_id"] != first["image_id"]]
     expected = rf"mc_mscoco_dev\.txt: line 1 key image: image id {first['image_id']} is not in the COCO items"
     with pytest.raises(UnmappedRecordError, match=expected):
-        coco.mcic_from_released(raw_dir, CocoItems(images, items.captions), make_config(coco.McicCocoConfig))
+        coco_mcic.from_released(raw_dir, CocoItems(images, items.captions), make_config(coco_mcic.McicCocoConfig))
 
 
 # ---------------------------------------------------------------------------------------------- retrieval
 
 
 def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
-    released = coco.retrieval_from_released(raw_dir, items, make_config(coco.RetrievalCocoConfig))
+    released = coco_retrieval.from_released(raw_dir, items, make_config(coco_retrieval.RetrievalCocoConfig))
     coco.COCO_BENCHMARKS["retrieval"].write(released.tables, tmp_path / "retrieval")
     table, positives = read_retrieval(tmp_path / "retrieval")
     assert table["kind"].value_counts().to_dict() == {"image": 5_000, "caption": 25_000}
@@ -350,8 +356,8 @@ def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
     scores = score_retrieval(table, positives, cache)
     per = scores.groupby("direction")["n_positives"].agg(["size", "min", "max"])
     assert per.loc["i2t"].tolist() == [5_000, 5, 5] and per.loc["t2i"].tolist() == [25_000, 1, 1]
-    split_cfg = make_config(coco.RetrievalCocoConfig, gallery_captions="split")
-    assert len(coco.retrieval_from_released(raw_dir, items, split_cfg).tables["positives"]) == 25_002
+    split_cfg = make_config(coco_retrieval.RetrievalCocoConfig, gallery_captions="split")
+    assert len(coco_retrieval.from_released(raw_dir, items, split_cfg).tables["positives"]) == 25_002
 
 
 # ---------------------------------------------------------------------------------------------- BISON
@@ -409,12 +415,12 @@ def test_bison_names_an_unknown_caption_and_a_wrong_file_name(items, tmp_path):
     path.write_text(json.dumps({"data": data}))
     with pytest.raises(UnmappedRecordError, match=r"bison_annotations\.cocoval2014\.json: data\[2\] \(bison_id 2\): "
                        r"caption id 123456789 is not in the COCO items"):  # fmt: skip
-        coco.bison_from_released(raw, items, coco.NoConfig())
+        coco_bison.from_released(raw, items, coco.NoConfig())
     path, data = _bison_file(raw, items, n=4)
     data[1]["image_candidates"][0]["image_filename"] = "COCO_val2014_000000000001.jpg"
     path.write_text(json.dumps({"data": data}))
     with pytest.raises(UnmappedRecordError, match=r"data\[1\] \(bison_id 1\)\.image_candidates\[0\]: image_filename"):
-        coco.bison_from_released(raw, items, coco.NoConfig())
+        coco_bison.from_released(raw, items, coco.NoConfig())
 
 
 # ---------------------------------------------------------------------------------------------- BiVLC
@@ -492,7 +498,7 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
     first = pd.read_csv(raw_path("bivlc_sugarcrepe_test", raw_dir))["filename"].iloc[0]
     images = items.images[items.images["image_id"] != int(first[:12])]
     with pytest.raises(UnmappedRecordError, match=rf"test_SugarCrepe\.csv: line 2 column filename '{first}'"):
-        coco.bivlc_from_released(raw_dir, CocoItems(images, items.captions), make_config(coco.BivlcCocoConfig))
+        coco_bivlc.from_released(raw_dir, CocoItems(images, items.captions), make_config(coco_bivlc.BivlcCocoConfig))
 
 
 # ---------------------------------------------------------------------------------------------- registry, params
@@ -517,14 +523,16 @@ def test_registry_configs_and_the_params_section():
 
 def test_each_build_reads_exactly_its_declared_released_files(raw_dir, items, monkeypatch):
     """The DAG gives a build only the files its entry declares: reading any other would race its fetch."""
+    from itmbench.sources import fetch
+
     read: list[str] = []
-    original = coco._raw
+    original = fetch.raw_path
 
     def recording(key, raw):
         read.append(key)
         return original(key, raw)
 
-    monkeypatch.setattr(coco, "_raw", recording)
+    monkeypatch.setattr(fetch, "raw_path", recording)  # every build finds its files through it
     for name in ("retrieval", "eccv", "cxc", "mcic"):
         read.clear()
         entry = coco.coco_benchmark(name)

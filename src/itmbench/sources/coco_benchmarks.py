@@ -1,8 +1,10 @@
 """The released benchmarks on real COCO: the world's canonical tables, from the released files + COCO items.
 
 The `coco` source builds no benchmark by its paper's procedure: the papers released the result of
-theirs. Each `from_released(raw_dir, items, cfg)` reads a benchmark's released files (under
-`data/raw`, at `itmbench.sources.fetch.raw_path(key)`), maps every released id onto the COCO items
+theirs. Each paper's `itmbench.papers.<paper>.coco.from_released(raw_dir, items, cfg)`
+(`COCO_BENCHMARKS` names the paper; this module holds what the builds share: the COCO items, added
+items, the id checks) reads a benchmark's released files (under `data/raw`, at
+`itmbench.sources.fetch.raw_path(key)`), maps every released id onto the COCO items
 (`itmbench coco-items`: images.parquet and captions.parquet) and returns the tables that the
 benchmark's `score_dual` and `summarize` need, with the columns and dtypes of the world's build, so
 embedding, scoring, metrics, tables and reports are shared. Construction-only tables (the world's
@@ -59,12 +61,11 @@ COCO id (caption ids reach about 830k, image ids about 581k).
 from __future__ import annotations
 
 import hashlib
-import json
-import re
+import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -252,87 +253,8 @@ class NoConfig:
     """A benchmark with nothing to choose (bison, eccv)."""
 
 
-@dataclass(frozen=True)
-class McicCocoConfig:
-    """MCIC from its released files: which splits, and the first id of the added option texts."""
-
-    SECTION: ClassVar[str] = "coco_benchmarks.mcic"
-
-    splits: tuple[str, ...]
-    id_offset: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "splits", tuple(self.splits))
-        bad = [s for s in self.splits if s not in ("dev", "test", "train")]
-        if bad or not self.splits or len(set(self.splits)) != len(self.splits):
-            raise ValueError(f"coco_benchmarks.mcic: splits {list(self.splits)}; expected distinct dev, test, train")
-        if self.id_offset < 1:
-            raise ValueError(f"coco_benchmarks.mcic: id_offset {self.id_offset}; expected a positive integer")
-
-
-@dataclass(frozen=True)
-class CxcCocoConfig:
-    """CxC from its released files: thresholds, the scored split, the SITS bootstrap side, the gallery captions."""
-
-    SECTION: ClassVar[str] = "coco_benchmarks.cxc"
-
-    threshold_sts: float
-    threshold_sis: float
-    threshold_sits: float
-    score_split: str
-    sits_query: str
-    gallery_captions: str
-
-    def __post_init__(self) -> None:
-        if self.score_split not in ("val", "test"):
-            raise ValueError(f"coco_benchmarks.cxc: score_split {self.score_split!r}; expected 'val' or 'test'")
-        if self.sits_query not in ("image", "caption"):
-            raise ValueError(f"coco_benchmarks.cxc: sits_query {self.sits_query!r}; expected 'image' or 'caption'")
-        _check_gallery("cxc", self.gallery_captions, self.score_split)
-
-
-@dataclass(frozen=True)
-class BivlcCocoConfig:
-    """BiVLC from its released files: the first id of the added images and texts."""
-
-    SECTION: ClassVar[str] = "coco_benchmarks.bivlc"
-
-    id_offset: int
-
-    def __post_init__(self) -> None:
-        if self.id_offset < 1:
-            raise ValueError(f"coco_benchmarks.bivlc: id_offset {self.id_offset}; expected a positive integer")
-
-
-@dataclass(frozen=True)
-class SugarCrepeCocoConfig:
-    """SugarCrepe from its released files: the first id of its caption texts, added as new items."""
-
-    SECTION: ClassVar[str] = "coco_benchmarks.sugarcrepe"
-
-    id_offset: int
-
-    def __post_init__(self) -> None:
-        if self.id_offset < 1:
-            raise ValueError(f"coco_benchmarks.sugarcrepe: id_offset {self.id_offset}; expected a positive integer")
-
-
-@dataclass(frozen=True)
-class RetrievalCocoConfig:
-    """COCO retrieval: the Karpathy split and which of its captions form the gallery."""
-
-    SECTION: ClassVar[str] = "coco_benchmarks.retrieval"
-
-    split: str
-    gallery_captions: str
-
-    def __post_init__(self) -> None:
-        if self.split not in KARPATHY_SPLITS:
-            raise ValueError(f"coco_benchmarks.retrieval: split {self.split!r}; expected one of {KARPATHY_SPLITS}")
-        _check_gallery("retrieval", self.gallery_captions, self.split)
-
-
-def _check_gallery(name: str, gallery: str, split: str) -> None:
+def check_gallery(name: str, gallery: str, split: str) -> None:
+    """A gallery_captions setting checked against the split (the 25,000 coco_test_ids are test captions)."""
     if gallery not in GALLERY_CAPTIONS:
         raise ValueError(f"coco_benchmarks.{name}: gallery_captions {gallery!r}; expected one of {GALLERY_CAPTIONS}")
     if gallery == "coco_test_ids" and split != "test":
@@ -352,7 +274,7 @@ class Released:
     log: dict[str, Any] = field(default_factory=dict)
 
 
-def _raw(key: str, raw_dir: str | Path) -> Path:
+def released_path(key: str, raw_dir: str | Path) -> Path:
     from itmbench.sources.fetch import raw_path
 
     path = raw_path(key, raw_dir)
@@ -361,7 +283,7 @@ def _raw(key: str, raw_dir: str | Path) -> Path:
     return path
 
 
-def _items_table(first: tuple[str, np.ndarray], second: tuple[str, np.ndarray], dtype: str = "string") -> pd.DataFrame:
+def items_table(first: tuple[str, np.ndarray], second: tuple[str, np.ndarray], dtype: str = "string") -> pd.DataFrame:
     """(kind, item_id): two kinds' ids, each unique and sorted, `first` first."""
     parts = [(kind, np.unique(np.asarray(ids, dtype=np.int64))) for kind, ids in (first, second)]
     return pd.DataFrame(
@@ -372,21 +294,19 @@ def _items_table(first: tuple[str, np.ndarray], second: tuple[str, np.ndarray], 
     )
 
 
-def _gallery_captions(
-    items: CocoItems, split: str, gallery: str, raw_dir: str | Path
-) -> tuple[np.ndarray, Path | None]:
+def gallery_captions(items: CocoItems, split: str, gallery: str, raw_dir: str | Path) -> tuple[np.ndarray, Path | None]:
     """Caption ids of a split's gallery: the 25,000 of coco_test_ids.npy, or every caption of the split."""
     if gallery == "split":
         return items.split_captions(split)["caption_id"].to_numpy(np.int64), None
     from itmbench.papers.eccv.released import read_coco_test_ids
 
-    path = _raw("eccv_coco_test_ids", raw_dir)
+    path = released_path("eccv_coco_test_ids", raw_dir)
     ids = read_coco_test_ids(path)
     items.require_caption_ids(ids, path, lambda i: f"index {i}")
     return ids, path
 
 
-def _require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record, what: str, expected: str) -> None:
+def require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record, what: str, expected: str) -> None:
     """Every id among `allowed`, else an error naming the first record that is not."""
     ok = np.isin(np.asarray(ids, dtype=np.int64), allowed)
     if not ok.all():
@@ -395,321 +315,11 @@ def _require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record,
 
 
 # ----------------------------------------------------------------------------------------------
-# Builders
-
-
-def bison_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
-    """BISON's annotations with every image and caption id checked against the COCO items."""
-    from itmbench.papers.bison import benchmark as bison
-    from itmbench.papers.bison.released import ANNOTATION_SCHEMA, read_bison_annotations
-
-    path = _raw("bison_annotations", raw_dir)
-    ann = read_bison_annotations(path)
-    ann.attrs = {}
-    bison_ids = ann["bison_id"].to_numpy()
-
-    def record(i: int) -> str:
-        return f"data[{i}] (bison_id {int(bison_ids[i])})"
-
-    items.require_caption_ids(ann["caption_id"].to_numpy(), path, record)
-    names = dict(zip(items.images["image_id"].to_numpy(np.int64), items.images["file_name"].astype(str)))
-    for k in (0, 1):
-        ids = items.require_image_ids(ann[f"image_id_{k}"].to_numpy(), path, record)
-        given = ann[f"image_filename_{k}"].astype(str).to_numpy()
-        off = [i for i, (image_id, name) in enumerate(zip(ids, given)) if names[int(image_id)] != name]
-        if off:
-            i = off[0]
-            raise UnmappedRecordError(
-                f"{path}: {record(i)}.image_candidates[{k}]: image_filename {given[i]!r}; expected "
-                f"{names[int(ids[i])]!r}, the file name of image {int(ids[i])} in {items.images_path}"
-            )
-    annotations = ann[list(ANNOTATION_SCHEMA)].astype(ANNOTATION_SCHEMA).reset_index(drop=True)
-    images = np.concatenate([annotations["image_id_0"].to_numpy(), annotations["image_id_1"].to_numpy()])
-    table = _items_table(("caption", annotations["caption_id"].to_numpy()), ("image", images))
-    tables = {"annotations": annotations, "items": table.astype(bison.ITEM_COLUMNS)}
-    return Released(tables, log={"annotations": len(annotations)})
-
-
-def mcic_from_released(raw_dir: str | Path, items: CocoItems, cfg: McicCocoConfig) -> Released:
-    """MCIC examples of the released splits; images -> COCO ids, option texts -> added captions."""
-    from itmbench.papers.mcic import benchmark as mcic
-    from itmbench.papers.mcic.released import read_mcic_txt
-
-    added = AddedItems(cfg.id_offset)
-    frames, positions, construction = [], [], []
-    names = items.images.set_index("image_id")["file_name"].astype(str)
-    for split in cfg.splits:
-        path = _raw(f"mcic_{split}", raw_dir)
-        ex = read_mcic_txt(path, split)
-        lines = ex["line"].to_numpy()
-
-        def record(i: int, lines: np.ndarray = lines) -> str:
-            return f"line {int(lines[i])} key image"
-
-        # MCIC names every image COCO_train2014_<id>.jpg, val2014 ones too: map by the id, count the others
-        ex["image_id"] = items.require_image_ids(ex["image_id"].to_numpy(), path, record)
-        renamed = ex.loc[ex["image"].to_numpy() != names.loc[ex["image_id"]].to_numpy(), "image_id"].nunique()
-        construction += [
-            {"split": split, "stage": "examples", "value": float(len(ex))},
-            {"split": split, "stage": "images", "value": float(ex["image_id"].nunique())},
-            {"split": split, "stage": "images whose file name is not COCO's (mapped by id)", "value": float(renamed)},
-        ]
-        ids = [[added.caption(text, split) for text in options] for options in ex["options"]]
-        ex["option_caption_ids"] = ids
-        ex["caption_id"] = [row[j] for row, j in zip(ids, ex["answer_index"].to_numpy())]
-        frames.append(ex)
-        counts = np.bincount(ex["answer_index"].to_numpy(np.int64), minlength=mcic.N_OPTIONS)
-        for j in range(mcic.N_OPTIONS):
-            share = counts[j] / len(ex) if len(ex) else float("nan")
-            positions.append({"split": split, "position": j, "n": int(counts[j]), "share": float(share)})
-    columns = [c for c in mcic.TABLE_COLUMNS["examples"] if c not in mcic.WORLD_ONLY_COLUMNS]
-    examples = pd.concat(frames, ignore_index=True)[columns]
-    dtypes = {c: t for c, t in mcic._DTYPES["examples"].items() if c in columns}
-    examples = examples.astype(dtypes)
-    tables = {
-        "examples": examples,
-        "answer_positions": pd.DataFrame(positions, columns=mcic.TABLE_COLUMNS["answer_positions"]).astype(
-            mcic._DTYPES["positions"]
-        ),
-        "construction": pd.DataFrame(construction, columns=mcic.TABLE_COLUMNS["construction"]).astype(
-            mcic._DTYPES["construction"]
-        ),
-        "items": mcic.items_of(examples),
-    }
-    log = {"construction": construction, "added_captions": len(added)}
-    return Released(tables, added, log)
-
-
-def eccv_from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
-    """ECCV Caption's packaged positives over the 5k/25k COCO test gallery of coco_test_ids.npy."""
-    from itmbench.papers.eccv import benchmark as eccv
-    from itmbench.papers.eccv.released import DIRECTIONS, SOURCES, read_association_json
-
-    caption_ids, ids_path = _gallery_captions(items, "test", "coco_test_ids", raw_dir)
-    image_ids = np.unique(items.image_of_caption(caption_ids))
-    frames, stages = [], []
-    for source in SOURCES:
-        for direction in DIRECTIONS:
-            path = _raw(f"eccv_{source}_{direction}", raw_dir)
-            pos = read_association_json(path, source, direction)
-            q = pos["image_id" if direction == eccv.I2T else "caption_id"].to_numpy()
-
-            def record(i: int, q: np.ndarray = q) -> str:
-                return f"key {str(int(q[i]))!r}"
-
-            _require_in(
-                pos["image_id"].to_numpy(), image_ids, path, record, "image id", f"an image of a caption of {ids_path}"
-            )
-            items.require_caption_ids(pos["caption_id"].to_numpy(), path, record)
-            outside = ~np.isin(pos["caption_id"].to_numpy(np.int64), caption_ids)
-            stages += [
-                (direction, f"{source} positives", len(pos)),
-                (
-                    direction,
-                    f"{source} positives outside the gallery (kept: the package counts them in R)",
-                    int(outside.sum()),
-                ),
-            ]
-            frames.append(pos)
-    positives = eccv._sort_positives(pd.concat(frames, ignore_index=True))
-    queries = []
-    for direction in DIRECTIONS:
-        sub = positives[(positives["source"] == "eccv") & (positives["direction"] == direction)]
-        col = "image_id" if direction == eccv.I2T else "caption_id"
-        queries.append(pd.DataFrame({"direction": direction, "query_id": np.unique(sub[col].to_numpy(np.int64))}))
-    query_df = pd.concat(queries, ignore_index=True).astype(eccv.QUERY_COLUMNS)
-    table = _items_table(("image", image_ids), ("caption", caption_ids)).astype(eccv.ITEM_COLUMNS)
-    counts = query_df.groupby("direction", sort=False).size().to_dict()
-    stages = [(d, "queries", int(counts.get(d, 0))) for d in DIRECTIONS] + sorted(
-        stages, key=lambda r: (DIRECTIONS.index(r[0]), r[1])
-    )
-    stage_df = pd.DataFrame(stages, columns=list(eccv.STAGE_COLUMNS)).astype(eccv.STAGE_COLUMNS)
-    tables = {"positives": positives, "queries": query_df, "stages": stage_df, "items": table}
-    outside = {f"{d}: {st}": n for d, st, n in stages if "outside" in st and n}
-    return Released(tables, log={"queries": counts, "positives outside the gallery": outside})
-
-
-def cxc_from_released(raw_dir: str | Path, items: CocoItems, cfg: CxcCocoConfig) -> Released:
-    """CxC's rated pairs with COCO ids, its positives, the original pairs and the scored split's gallery."""
-    from itmbench.papers.cxc import benchmark as cxc
-    from itmbench.papers.cxc.released import ITEM_COLUMNS, SPLITS, TASKS, CxcThresholds, pairs_from_raw, read_cxc_csv
-
-    thresholds = CxcThresholds(sts=cfg.threshold_sts, sis=cfg.threshold_sis, sits=cfg.threshold_sits)
-    caption_ids, _ = _gallery_captions(items, cfg.score_split, cfg.gallery_captions, raw_dir)
-    image_ids = items.split_images(cfg.score_split)
-    _require_in(
-        items.image_of_caption(caption_ids),
-        image_ids,
-        items.captions_path,
-        lambda i: f"caption {int(caption_ids[i])}",
-        "image id",
-        f"an image of the Karpathy {cfg.score_split!r} split",
-    )
-    per_task: dict[str, list[pd.DataFrame]] = {t: [] for t in TASKS}
-    positive_frames = []
-    for split in SPLITS:
-        for task in TASKS:
-            path = _raw(f"cxc_{task}_{split}", raw_dir)
-            raw = read_cxc_csv(path, task, split)
-            lines = raw["line"].to_numpy()
-            for col in ITEM_COLUMNS[task]:
-
-                def record(i: int, col: str = col, lines: np.ndarray = lines) -> str:
-                    return f"line {int(lines[i])} column {col}"
-
-                if col.startswith("caption"):
-                    raw[f"{col}_id"] = items.caption_ids_of_sentids(raw[f"{col}_id"].to_numpy(), path, record)
-                else:
-                    raw[f"{col}_id"] = items.image_ids_of_files(raw[col].astype(str).tolist(), path, record)
-                if split == cfg.score_split:
-                    gallery = caption_ids if col.startswith("caption") else image_ids
-                    _require_in(
-                        raw[f"{col}_id"].to_numpy(), gallery, path, record, f"{col} id", "in the scored gallery"
-                    )
-            pairs = pairs_from_raw(raw, task, thresholds)
-            per_task[task].append(pairs)
-            a, b = ITEM_COLUMNS[task]
-            pos = pairs[pairs["positive"]]
-            positive_frames.append(
-                pd.DataFrame({"split": split, "task": task, "a_id": pos[f"{a}_id"], "b_id": pos[f"{b}_id"]})
-            )
-        original = items.split_captions(split)
-        if split == cfg.score_split:
-            original = original[original["caption_id"].isin(caption_ids)]
-        positive_frames.append(
-            pd.DataFrame(
-                {"split": split, "task": "original", "a_id": original["caption_id"], "b_id": original["image_id"]}
-            )
-        )
-    tables: Tables = {t: pd.concat(per_task[t], ignore_index=True) for t in TASKS}
-    tables["positives"] = pd.concat(positive_frames, ignore_index=True).astype(cxc.POSITIVE_COLUMNS)
-    settings = asdict(cfg)
-    tables["config"] = pd.DataFrame(
-        {"key": list(settings), "value": [json.dumps(v) for v in settings.values()]}
-    ).astype("string")
-    tables["items"] = _items_table(("image", image_ids), ("caption", caption_ids))
-    pos = tables["positives"]
-    log = {f"{t}_positives": pos[pos["task"] == t].groupby("split").size().to_dict() for t in (*TASKS, "original")}
-    return Released(tables, log=log)
-
-
-def _norm(text: str) -> str:
-    """Case-, space- and punctuation-insensitive text (BiVLC reformatted SugarCrepe's captions)."""
-    return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
-
-
-def _image_bytes(value: Any, file: Any, where: str) -> bytes:
-    """Encoded bytes of an image cell of the Hugging Face parquet ({bytes, path} struct, or bytes)."""
-    data = value.get("bytes") if isinstance(value, Mapping) else value
-    if not isinstance(data, (bytes, bytearray)) or not data:
-        raise ValueError(f"{file}: {where}: expected an image struct with its bytes, got {str(value)[:80]!r}")
-    return bytes(data)
-
-
-def bivlc_from_released(raw_dir: str | Path, items: CocoItems, cfg: BivlcCocoConfig) -> Released:
-    """SugarCrepe (BiVLC's copy) on COCO images and BiVLC's instances with their own images, as added items."""
-    from itmbench.papers.bivlc import benchmark as bivlc
-    from itmbench.papers.bivlc.released import read_bivlc_table, read_sugarcrepe_csv
-
-    added = AddedItems(cfg.id_offset)
-    sc_path = _raw("bivlc_sugarcrepe_test", raw_dir)
-    sc = read_sugarcrepe_csv(sc_path)
-    names = sc["filename"].to_numpy()
-    items.require_image_ids(sc["image_id"].to_numpy(), sc_path, lambda i: f"line {i + 2} column filename {names[i]!r}")
-    sc["caption_id"] = np.array([added.caption(t, "test") for t in sc["caption"]], dtype=np.int64)
-    sc["negative_caption_id"] = np.array([added.caption(t, "test") for t in sc["negative_caption"]], dtype=np.int64)
-    sc["in_bivlc"] = False
-    sc["bivlc_id"] = np.full(len(sc), -1, dtype=np.int64)
-    columns = [c for c in bivlc.TABLES["sugarcrepe"] if c not in bivlc.WORLD_ONLY_COLUMNS["sugarcrepe"]]
-    sugarcrepe = sc[columns].astype({"subset": "str", "type": "str", "subtype": "str", "filename": "str"})
-    sugarcrepe = sugarcrepe.astype({"caption": "str", "negative_caption": "str"})
-
-    match: dict[tuple[str, str, str, str], int] = {}
-    for row in sc.itertuples(index=False):
-        key = (row.type, row.subtype, _norm(row.caption), _norm(row.negative_caption))
-        match[key] = -1 if key in match else int(row.id)  # several candidates: no match
-    inst: dict[str, list] = {c: [] for c in (*bivlc.TABLES["instances"], "sugarcrepe_match")}
-    for key in BIVLC_HF_KEYS:
-        path = _raw(key, raw_dir)
-        table = read_bivlc_table(path)
-        for row in table.itertuples(index=False):
-            where = f"row {int(row.id)}"
-            inst["id"].append(len(inst["id"]))
-            for col in ("image", "negative_image"):
-                data = _image_bytes(getattr(row, col), path, f"{where} column {col}")
-                inst[col].append(added.image(data, "test", path, f"{where} column {col}"))
-            for col in ("caption", "negative_caption", "type", "subtype"):
-                inst[col].append(getattr(row, col))
-            inst["caption_id"].append(added.caption(row.caption, "test"))
-            inst["negative_caption_id"].append(added.caption(row.negative_caption, "test"))
-            inst["sugarcrepe_id"].append(-1)
-            inst["sugarcrepe_match"].append(
-                match.get((row.type, row.subtype, _norm(row.caption), _norm(row.negative_caption)), -1)
-            )
-    instances = pd.DataFrame(inst).astype(
-        {c: "int64" for c in ("id", "image", "negative_image", "caption_id", "negative_caption_id", "sugarcrepe_id")}
-        | {"sugarcrepe_match": "int64"}
-    )
-    images = np.concatenate([sugarcrepe["image_id"].to_numpy(), instances["image"], instances["negative_image"]])
-    captions = np.concatenate(
-        [
-            sugarcrepe["caption_id"].to_numpy(),
-            sugarcrepe["negative_caption_id"].to_numpy(),
-            instances["caption_id"].to_numpy(),
-            instances["negative_caption_id"].to_numpy(),
-        ]
-    )
-    tables = {
-        "sugarcrepe": sugarcrepe.reset_index(drop=True),
-        "instances": instances,
-        "items": _items_table(("image", images), ("caption", captions), dtype="str"),
-    }
-    log = {
-        "sugarcrepe": len(sugarcrepe),
-        "bivlc": len(instances),
-        "bivlc_matched_to_sugarcrepe": int((instances["sugarcrepe_match"] >= 0).sum()),
-        "added_images": len(added.image_records()),
-        "added_captions": len(added.caption_table()),
-    }
-    return Released(tables, added, log)
-
-
-def _sugarcrepe_from_released(raw_dir: str | Path, items: CocoItems, cfg: SugarCrepeCocoConfig) -> Released:
-    """SugarCrepe's 7 released subset files on COCO images (its builder: papers.sugarcrepe.benchmark)."""
-    from itmbench.papers.sugarcrepe.benchmark import coco_from_released
-
-    return coco_from_released(raw_dir, items, cfg)
-
-
-def retrieval_from_released(raw_dir: str | Path, items: CocoItems, cfg: RetrievalCocoConfig) -> Released:
-    """COCO 5k retrieval: the Karpathy split's images, its gallery captions, the original pairs as positives."""
-    caption_ids, _ = _gallery_captions(items, cfg.split, cfg.gallery_captions, raw_dir)
-    caption_ids = np.sort(caption_ids)
-    image_ids = items.split_images(cfg.split)
-    owners = items.image_of_caption(caption_ids)
-    _require_in(
-        owners,
-        image_ids,
-        items.captions_path,
-        lambda i: f"caption {int(caption_ids[i])}",
-        "image id",
-        f"an image of the Karpathy {cfg.split!r} split",
-    )
-    positives = pd.DataFrame({"image_id": owners, "caption_id": caption_ids, "positive_set": "original"})
-    positives = positives.sort_values(["positive_set", "image_id", "caption_id"], kind="stable", ignore_index=True)
-    table = _items_table(("image", image_ids), ("caption", caption_ids), dtype="str")
-    log = {"images": len(image_ids), "captions": len(caption_ids)}
-    return Released({"items": table, "positives": positives}, log=log)
-
-
-# ----------------------------------------------------------------------------------------------
 # Registry
 
 
 def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
     def write(tables: Tables, out_dir: str | Path) -> None:
-        import importlib
-
         importlib.import_module(f"itmbench.papers.{name}.benchmark").write(tables, out_dir)
 
     return write
@@ -723,13 +333,29 @@ def _write_retrieval(tables: Tables, out_dir: str | Path) -> None:
 
 @dataclass(frozen=True)
 class CocoBenchmark:
-    """One benchmark of the coco source: its config, its builder from the released files, its writer."""
+    """One benchmark of the coco source: its paper's `coco` module (config, builder), its writer, its files.
+
+    The builder and the config class live in the paper's package (``itmbench.papers.<module>.coco``:
+    `from_released` and `config`, a class name, or none for `NoConfig`) and are imported on first use.
+    """
 
     name: str
-    config_class: type
-    from_released: Callable[[str | Path, CocoItems, Any], Released]
+    module: str  # the paper package whose `coco` module builds it
+    config_name: str | None
     write: Callable[[Tables, str | Path], None]
     released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build)
+
+    def _coco(self) -> Any:
+        return importlib.import_module(f"itmbench.papers.{self.module}.coco")
+
+    @property
+    def config_class(self) -> type:
+        """The config dataclass of its params section."""
+        return NoConfig if self.config_name is None else getattr(self._coco(), self.config_name)
+
+    def from_released(self, raw_dir: str | Path, items: CocoItems, cfg: Any) -> Released:
+        """Its canonical tables (and added items) from the released files and the COCO items."""
+        return self._coco().from_released(raw_dir, items, cfg)
 
     def config(self, section: Mapping[str, Any]) -> Any:
         """The typed config of a params section (unknown keys named)."""
@@ -737,26 +363,26 @@ class CocoBenchmark:
 
 
 COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
-    "bison": CocoBenchmark("bison", NoConfig, bison_from_released, _write_module("bison"), ("bison_annotations",)),
-    "mcic": CocoBenchmark("mcic", McicCocoConfig, mcic_from_released, _write_module("mcic"), ("mcic_dev", "mcic_test")),
-    "eccv": CocoBenchmark("eccv", NoConfig, eccv_from_released, _write_module("eccv"), ECCV_KEYS),
+    "bison": CocoBenchmark("bison", "bison", None, _write_module("bison"), ("bison_annotations",)),
+    "mcic": CocoBenchmark("mcic", "mcic", "McicCocoConfig", _write_module("mcic"), ("mcic_dev", "mcic_test")),
+    "eccv": CocoBenchmark("eccv", "eccv", None, _write_module("eccv"), ECCV_KEYS),
     "cxc": CocoBenchmark(
         "cxc",
-        CxcCocoConfig,
-        cxc_from_released,
+        "cxc",
+        "CxcCocoConfig",
         _write_module("cxc"),
         ("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
     ),
     "bivlc": CocoBenchmark(
-        "bivlc", BivlcCocoConfig, bivlc_from_released, _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
+        "bivlc", "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
     ),
     "retrieval": CocoBenchmark(
-        "retrieval", RetrievalCocoConfig, retrieval_from_released, _write_retrieval, ("eccv_coco_test_ids",)
+        "retrieval", "retrieval", "RetrievalCocoConfig", _write_retrieval, ("eccv_coco_test_ids",)
     ),
     "sugarcrepe": CocoBenchmark(
         "sugarcrepe",
-        SugarCrepeCocoConfig,
-        _sugarcrepe_from_released,
+        "sugarcrepe",
+        "SugarCrepeCocoConfig",
         _write_module("sugarcrepe"),
         tuple(f"sugarcrepe_{subset}" for subset in SUBSETS),
     ),

@@ -85,8 +85,10 @@ def test_released_clip_correctness_gives_the_published_sugarcrepe_column(mirror_
 
 
 def test_coco_source_build_adds_the_caption_texts(mirror_dir: Path, released):
+    from itmbench.papers.sugarcrepe import coco as sc_coco
+    from itmbench.papers.sugarcrepe.coco import SugarCrepeCocoConfig
     from itmbench.params import make_config
-    from itmbench.sources.coco_benchmarks import IMAGE_COLUMNS, CocoItems, SugarCrepeCocoConfig
+    from itmbench.sources.coco_benchmarks import IMAGE_COLUMNS, CocoItems
 
     raw = mirror_dir  # the mirror has the registry's layout (<host>/<url path>)
     ids = np.unique(released["image_id"].to_numpy())
@@ -94,7 +96,7 @@ def test_coco_source_build_adds_the_caption_texts(mirror_dir: Path, released):
     captions = pd.DataFrame(
         {"caption_id": [1], "sentid": [1], "image_id": [int(ids[0])], "split": ["test"], "text": ["x"]}
     )
-    out = sc.coco_from_released(raw, CocoItems(images, captions), make_config(SugarCrepeCocoConfig))
+    out = sc_coco.from_released(raw, CocoItems(images, captions), make_config(SugarCrepeCocoConfig))
     inst = out.tables["instances"]
     assert len(inst) == 7511 and (inst["caption_id"] >= 4_000_000_000).all()
     texts = dict(zip(out.added.caption_table()["caption_id"], out.added.caption_table()["text"]))

@@ -382,38 +382,3 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
 
 
 # --- the coco source: the released subset files on COCO images ----------------------------------------
-
-RELEASED_KEYS = tuple(f"sugarcrepe_{subset}" for subset in SUBSETS)  # the registry keys of the subset files
-
-
-def coco_from_released(raw_dir: str | Path, items: Any, cfg: Any) -> Any:
-    """The 7 released subset files on the COCO items: `from_released`'s tables with item ids (texts added).
-
-    SugarCrepe names no COCO caption id (its positives are COCO captions as text, its negatives new
-    texts), so both captions are added items with ids from `cfg.id_offset`, each distinct text once;
-    every image must be a COCO image of the items (`items`: `sources.coco_benchmarks.CocoItems`, `cfg`:
-    its SugarCrepeCocoConfig).
-    """
-    from itmbench.papers.sugarcrepe.released import read_sugarcrepe_json
-    from itmbench.sources.coco_benchmarks import AddedItems, Released, _items_table, _raw
-
-    added = AddedItems(cfg.id_offset)
-    frames = []
-    for key, subset in zip(RELEASED_KEYS, SUBSETS, strict=True):
-        path = _raw(key, raw_dir)
-        frame = read_sugarcrepe_json(path, subset)
-        keys = frame["id"].to_numpy()
-        items.require_image_ids(frame["image_id"].to_numpy(), path, lambda i, keys=keys: f"key {keys[i]!r}")
-        frames.append(frame)
-    instances = from_released(pd.concat(frames, ignore_index=True))["instances"]
-    instances["caption_id"] = np.array([added.caption(t, "test") for t in instances["caption"]], dtype=np.int64)
-    instances["negative_caption_id"] = np.array(
-        [added.caption(t, "test") for t in instances["negative_caption"]], dtype=np.int64
-    )
-    captions = np.concatenate([instances["caption_id"], instances["negative_caption_id"]])
-    tables = {
-        "instances": instances,
-        "items": _items_table(("image", instances["image_id"].to_numpy()), ("caption", captions), dtype="str"),
-    }
-    log = {"instances": len(instances), "added_captions": len(added.caption_table())}
-    return Released(tables, added, log)
