@@ -37,3 +37,17 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) ->
         raise RuntimeError("writer died")
     assert out.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
+
+
+def test_read_parquet_checked_names_the_file_and_what_is_missing(tmp_path):
+    import pandas as pd
+
+    from itmbench.io import read_parquet_checked, write_parquet
+
+    path = tmp_path / "t.parquet"
+    with pytest.raises(FileNotFoundError, match=r"t\.parquet: missing; expected a folder built by the x rule"):
+        read_parquet_checked(path, ["a"], "a folder built by the x rule")
+    write_parquet(path, pd.DataFrame({"a": [1], "b": [2]}))
+    assert list(read_parquet_checked(path, ("a", "b"), "unused").columns) == ["a", "b"]
+    with pytest.raises(ValueError, match=r"t\.parquet: missing columns \['c'\]; expected \['a', 'c'\]"):
+        read_parquet_checked(path, ("a", "c"), "unused")

@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +79,17 @@ def read_json(path: str | os.PathLike) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: line {err.lineno} column {err.colno}: malformed JSON ({err.msg})") from err
+
+
+def read_parquet_checked(path: str | os.PathLike, columns: Sequence[str], expected: str) -> Any:
+    """Read a parquet table, naming the file and what it should be when it is absent, and the missing columns."""
+    import pandas as pd
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: missing; expected {expected}")
+    frame = pd.read_parquet(path)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}; expected {list(columns)}")
+    return frame

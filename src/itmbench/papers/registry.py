@@ -1,10 +1,10 @@
 """The paper registry: what each paper provides, and how the workflow builds, audits and scores its benchmark.
 
 `PAPERS` lists the papers (title, the world benchmarks its tables read, the tables and figures the
-world fills); the parts of a paper live in its package `itmbench.papers.<paper>` (`tables`,
-`figures`, `claims`, `statistics`, ...) and are reached through `Paper.part`, so the shared table,
-figure and claims engines dispatch on the registry instead of chains over paper names, and importing
-this module imports no paper.
+world fills; `papers.claims.CLAIM_ORDER` lists those with claims); the parts of a paper live in its
+package `itmbench.papers.<paper>` (`tables`, `figures`, `claims`, `statistics`, ...) and are reached
+through `Paper.part`, so the shared table, figure and claims engines dispatch on the registry instead
+of chains over paper names, and importing this module imports no paper.
 
 `BENCHMARKS` lists the world benchmarks, each of one paper's package with the same interface: a config
 dataclass (its `config` module; the params schema states its fields' defaults), and in its `benchmark`
@@ -137,7 +137,6 @@ class Paper:
     world_tables: Mapping[str, str] = field(default_factory=dict)  # file stem -> printed table
     world_figures: tuple[str, ...] = ()
     row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
-    has_claims: bool = True
     has_statistics: bool = False  # dataset statistics regenerated from its released files (`statistics`)
 
     def part(self, name: str) -> ModuleType:
@@ -180,9 +179,7 @@ PAPERS: dict[str, Paper] = {
         has_statistics=True,
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
-    "sugarcrepe": Paper(
-        "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), has_claims=False
-    ),
+    "sugarcrepe": Paper("sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",)),
 }
 
 

@@ -335,18 +335,17 @@ def _write_retrieval(tables: Tables, out_dir: str | Path) -> None:
 class CocoBenchmark:
     """One benchmark of the coco source: its paper's `coco` module (config, builder), its writer, its files.
 
-    The builder and the config class live in the paper's package (``itmbench.papers.<module>.coco``:
+    The builder and the config class live in the paper's package (``itmbench.papers.<name>.coco``:
     `from_released` and `config`, a class name, or none for `NoConfig`) and are imported on first use.
     """
 
-    name: str
-    module: str  # the paper package whose `coco` module builds it
+    name: str  # also the paper package whose `coco` module builds it
     config_name: str | None
     write: Callable[[Tables, str | Path], None]
     released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build)
 
     def _coco(self) -> Any:
-        return importlib.import_module(f"itmbench.papers.{self.module}.coco")
+        return importlib.import_module(f"itmbench.papers.{self.name}.coco")
 
     @property
     def config_class(self) -> type:
@@ -363,24 +362,20 @@ class CocoBenchmark:
 
 
 COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
-    "bison": CocoBenchmark("bison", "bison", None, _write_module("bison"), ("bison_annotations",)),
-    "mcic": CocoBenchmark("mcic", "mcic", "McicCocoConfig", _write_module("mcic"), ("mcic_dev", "mcic_test")),
-    "eccv": CocoBenchmark("eccv", "eccv", None, _write_module("eccv"), ECCV_KEYS),
+    "bison": CocoBenchmark("bison", None, _write_module("bison"), ("bison_annotations",)),
+    "mcic": CocoBenchmark("mcic", "McicCocoConfig", _write_module("mcic"), ("mcic_dev", "mcic_test")),
+    "eccv": CocoBenchmark("eccv", None, _write_module("eccv"), ECCV_KEYS),
     "cxc": CocoBenchmark(
-        "cxc",
         "cxc",
         "CxcCocoConfig",
         _write_module("cxc"),
         ("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
     ),
     "bivlc": CocoBenchmark(
-        "bivlc", "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
+        "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
     ),
-    "retrieval": CocoBenchmark(
-        "retrieval", "retrieval", "RetrievalCocoConfig", _write_retrieval, ("eccv_coco_test_ids",)
-    ),
+    "retrieval": CocoBenchmark("retrieval", "RetrievalCocoConfig", _write_retrieval, ("eccv_coco_test_ids",)),
     "sugarcrepe": CocoBenchmark(
-        "sugarcrepe",
         "sugarcrepe",
         "SugarCrepeCocoConfig",
         _write_module("sugarcrepe"),

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
+from itmbench.io import read_parquet_checked, write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.papers.bison.config import BisonConfig
@@ -404,13 +404,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
         path = d / f"{name}.parquet"
         if name in CONSTRUCTION_TABLES and not path.exists():
             continue  # construction tables exist only for a benchmark built in the world
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: missing; expected the BISON table {name!r} (run the bison rule)")
-        df = pd.read_parquet(path)
-        absent = [c for c in cols if c not in df.columns]
-        if absent:
-            raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
-        tables[name] = df
+        tables[name] = read_parquet_checked(path, cols, f"the BISON table {name!r} (run the bison rule)")
     return tables
 
 

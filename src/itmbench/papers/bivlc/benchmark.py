@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import atomic_path, write_parquet
+from itmbench.io import atomic_path, read_parquet_checked, write_parquet
 from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, bivlc_scores
 from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.negatives.captions import SUBSETS, TYPES, split_subset
@@ -366,36 +366,29 @@ def _write_world_extra(tables: Mapping[str, pd.DataFrame], out: Path) -> None:
     write_parquet(d / "images.parquet", extra[["image_id", "split", "n_objects"]])
 
 
-def _read_checked(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
-    """Read a parquet file, naming it and the missing columns when it is absent or incomplete."""
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: missing; expected a BiVLC benchmark folder (run the bivlc rule)")
-    frame = pd.read_parquet(path)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}; expected {list(columns)}")
-    return frame
-
-
 def _required_columns(name: str, columns: tuple[str, ...]) -> tuple[str, ...]:
     """The columns a table must have: its columns less the world-only ones."""
     return tuple(c for c in columns if c not in WORLD_ONLY_COLUMNS.get(name, ()))
+
+
+# What `read` names when a file of the folder is absent.
+FOLDER = "a BiVLC benchmark folder (run the bivlc rule)"
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Read and validate a folder written by `write` (extra images come back with their pixels)."""
     d = Path(out_dir)
     tables = {
-        name: _read_checked(d / f"{name}.parquet", _required_columns(name, cols))
+        name: read_parquet_checked(d / f"{name}.parquet", _required_columns(name, cols), FOLDER)
         for name, cols in TABLES.items()
         if name not in CONSTRUCTION_TABLES or (d / f"{name}.parquet").exists()
     }
-    tables["items"] = _read_checked(d / "items.parquet", ITEM_COLUMNS)
+    tables["items"] = read_parquet_checked(d / "items.parquet", ITEM_COLUMNS, FOLDER)
     e = d / EXTRA_DIR
     if not (e / "scenes.parquet").exists() and not (e / "images.npy").exists():
         return tables  # not the world's layout: added items are files (the coco source), read by ItemStore
-    images = _read_checked(e / "images.parquet", ("image_id", "split", "n_objects"))
-    scenes = _read_checked(e / "scenes.parquet", ("image_id", "scene"))
+    images = read_parquet_checked(e / "images.parquet", ("image_id", "split", "n_objects"), FOLDER)
+    scenes = read_parquet_checked(e / "scenes.parquet", ("image_id", "scene"), FOLDER)
     if not (e / "images.npy").exists():
         raise FileNotFoundError(f"{e / 'images.npy'}: missing; expected the pixels of the extra images")
     pixels = np.load(e / "images.npy")
@@ -409,7 +402,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
         pixels=[p.tobytes() for p in pixels],
     )
     tables["extra_images"] = extra[list(EXTRA_IMAGE_COLUMNS)]
-    tables["extra_captions"] = _read_checked(e / "captions.parquet", EXTRA_CAPTION_COLUMNS)
+    tables["extra_captions"] = read_parquet_checked(e / "captions.parquet", EXTRA_CAPTION_COLUMNS, FOLDER)
     return tables
 
 

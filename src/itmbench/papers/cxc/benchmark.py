@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
+from itmbench.io import read_parquet_checked, write_parquet
 from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.metrics.retrieval import retrieval_summary
@@ -634,13 +634,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     tables: dict[str, pd.DataFrame] = {}
     for name, columns in REQUIRED_COLUMNS.items():
         path = d / f"{name}.parquet"
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: missing; expected a CxC benchmark folder (run the cxc build rule)")
-        frame = pd.read_parquet(path)
-        absent = [c for c in columns if c not in frame.columns]
-        if absent:
-            raise ValueError(f"{path}: missing columns {absent}; expected {columns}")
-        tables[name] = frame
+        tables[name] = read_parquet_checked(path, columns, "a CxC benchmark folder (run the cxc build rule)")
     for path in sorted(d.glob("*.parquet")):
         if path.stem not in tables:
             tables[path.stem] = pd.read_parquet(path)

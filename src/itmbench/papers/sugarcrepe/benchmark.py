@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import atomic_path, write_parquet
+from itmbench.io import atomic_path, read_parquet_checked, write_parquet
 from itmbench.metrics.accuracy import accuracy_from_correct
 from itmbench.negatives.captions import SUBSETS, split_subset
 from itmbench.negatives.edits import (
@@ -186,27 +186,23 @@ def _required_columns(name: str) -> tuple[str, ...]:
     return tuple(c for c in TABLES[name] if c not in WORLD_ONLY_COLUMNS.get(name, ()))
 
 
-def _read_checked(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: missing; expected a SugarCrepe benchmark folder (run the sugarcrepe rule)")
-    frame = pd.read_parquet(path)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}; expected {list(columns)}")
-    return frame
+# What `read` names when a file of the folder is absent.
+FOLDER = "a SugarCrepe benchmark folder (run the sugarcrepe rule)"
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Read and validate a folder written by `write` (construction tables and new captions when present)."""
     d = Path(out_dir)
     tables = {
-        name: _read_checked(d / f"{name}.parquet", _required_columns(name))
+        name: read_parquet_checked(d / f"{name}.parquet", _required_columns(name), FOLDER)
         for name in TABLES
         if name not in CONSTRUCTION_TABLES or (d / f"{name}.parquet").exists()
     }
-    tables["items"] = _read_checked(d / "items.parquet", ITEM_COLUMNS)
+    tables["items"] = read_parquet_checked(d / "items.parquet", ITEM_COLUMNS, FOLDER)
     if (d / EXTRA_DIR / "captions.parquet").exists():
-        tables["extra_captions"] = _read_checked(d / EXTRA_DIR / "captions.parquet", EXTRA_CAPTION_COLUMNS)
+        tables["extra_captions"] = read_parquet_checked(
+            d / EXTRA_DIR / "captions.parquet", EXTRA_CAPTION_COLUMNS, FOLDER
+        )
     return tables
 
 
