@@ -24,7 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 # kind of job (rules; jobs in the default DAG) -> the modules its command imports
 KINDS: dict[str, list[str]] = {
     # scores and their metrics in one job, without torch (tests/test_score_without_torch.py)
-    "score_benchmark": ["itmbench.papers.registry", "itmbench.papers.bison.benchmark", "itmbench.scoring.embed"],
+    "score_benchmark": [
+        "itmbench.papers.registry",
+        "itmbench.papers.bison.canonical",
+        "itmbench.papers.bison.score",
+        "itmbench.scoring.embed",
+    ],
     "score_retrieval": [
         "itmbench.papers.retrieval.benchmark",
         "itmbench.scoring.retrieval",

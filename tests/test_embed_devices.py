@@ -17,7 +17,9 @@ from itmbench.cli import main
 from itmbench.models.openclip import register_local_configs
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import model_spec
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
+from itmbench.papers.bivlc import canonical as bivlc_canonical
+from itmbench.papers.bivlc import score as bivlc_score
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import (
@@ -40,7 +42,7 @@ def setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("dev")
     world = generate_world(make_config(WorldConfig, n_train=8, n_val=4, n_test=40))
     write_world(world, root / "items")
-    bivlc.write(bivlc.build(world, make_config(BiVLCConfig)), root / "bivlc")
+    bivlc_canonical.write(bivlc_build.build(world, make_config(BiVLCConfig)), root / "bivlc")
     register_local_configs()
     torch.manual_seed(3)
     model = open_clip.create_model("itm-clip-tiny")
@@ -114,13 +116,13 @@ def test_bivlc_per_instance_scores_do_not_depend_on_batch_size_or_devices(setup,
     torch.set_num_threads(1)
     enc = build_encoder(model_spec("m", SPEC), torch.device("cpu"), root / "model.pt")
     store = ItemStore(root / "items", [root / "bivlc" / "extra_items"])
-    tables = bivlc.read(root / "bivlc")
+    tables = bivlc_canonical.read(root / "bivlc")
     runs = {f"batch {b}": embed_items(enc, store, _items(root), batch_size=b) for b in (1, 7, 256)}
     runs["3 devices"] = sharded
     scores = {}
     for name, emb in runs.items():
         write_embeddings(tmp_path / f"{name}.npz", emb)
-        scores[name] = bivlc.score_dual(tables, EmbeddingCache(tmp_path / f"{name}.npz"))
+        scores[name] = bivlc_score.score_dual(tables, EmbeddingCache(tmp_path / f"{name}.npz"))
     cols = ["s_c0_i0", "s_c1_i0", "s_c0_i1", "s_c1_i1"]
     ref = scores["batch 7"]
     assert ref["in_bivlc"].sum() > 5

@@ -6,15 +6,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison import build as bison_build
+from itmbench.papers.bison import score as bison_score
 from itmbench.papers.bison.config import BisonConfig
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
+from itmbench.papers.bivlc import score as bivlc_score
 from itmbench.papers.bivlc.config import BiVLCConfig
-from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc import build as cxc_build
+from itmbench.papers.cxc import score as cxc_score
 from itmbench.papers.cxc.config import CxcConfig
-from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv import build as eccv_build
+from itmbench.papers.eccv import score as eccv_score
 from itmbench.papers.eccv.config import EccvConfig
-from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic import build as mcic_build
+from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.retrieval.benchmark import build_world_retrieval
 from itmbench.params import make_config
@@ -34,13 +39,13 @@ def world():
 @pytest.fixture(scope="module")
 def built(world):
     return {
-        "bison": bison.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
-        "mcic": mcic.build(
+        "bison": bison_build.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
+        "mcic": mcic_build.build(
             world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
         ),
-        "bivlc": bivlc.build(world, make_config(BiVLCConfig)),
-        "cxc": cxc.build(world, make_config(CxcConfig), world_cfg=WCFG),
-        "eccv": eccv.build(world, make_config(EccvConfig), world_cfg=WCFG),
+        "bivlc": bivlc_build.build(world, make_config(BiVLCConfig)),
+        "cxc": cxc_build.build(world, make_config(CxcConfig), world_cfg=WCFG),
+        "eccv": eccv_build.build(world, make_config(EccvConfig), world_cfg=WCFG),
     }
 
 
@@ -84,7 +89,7 @@ def as_set(pairs: pd.DataFrame) -> set[tuple[int, int]]:
 
 def test_bison_lists_the_query_with_both_images(built):
     ann = built["bison"]["annotations"]
-    pairs = bison.pairs_needed(built["bison"])
+    pairs = bison_score.pairs_needed(built["bison"])
     want = set(zip(ann["caption_id"], ann["true_image_id"])) | set(zip(ann["caption_id"], ann["false_image_id"]))
     assert as_set(pairs) == {(int(c), int(i)) for c, i in want}
     assert len(pairs) == len(as_set(pairs)) <= 2 * len(ann) and len(ann) > 10
@@ -92,7 +97,7 @@ def test_bison_lists_the_query_with_both_images(built):
 
 def test_mcic_lists_five_options_per_image(built):
     ex = built["mcic"]["examples"]
-    pairs = mcic.pairs_needed(built["mcic"])
+    pairs = mcic_score.pairs_needed(built["mcic"])
     want = {(int(c), int(i)) for ids, i in zip(ex["option_caption_ids"], ex["image_id"]) for c in ids}
     assert as_set(pairs) == want and len(ex) > 5
     assert len(pairs) == len(want) <= 5 * len(ex)
@@ -107,11 +112,11 @@ def test_bivlc_lists_two_pairs_per_sugarcrepe_and_four_per_bivlc_instance(built)
         if row.in_bivlc:
             i1 = int(inst.loc[row.id, "negative_image"])
             want |= {(row.caption_id, i1), (row.negative_caption_id, i1)}
-    assert as_set(bivlc.pairs_needed(tables)) == {(int(c), int(i)) for c, i in want}
+    assert as_set(bivlc_score.pairs_needed(tables)) == {(int(c), int(i)) for c, i in want}
     assert sc["in_bivlc"].sum() > 0
 
 
-@pytest.mark.parametrize("name, module", [("bison", bison), ("mcic", mcic), ("bivlc", bivlc)])
+@pytest.mark.parametrize("name, module", [("bison", bison_score), ("mcic", mcic_score), ("bivlc", bivlc_score)])
 def test_pair_scores_give_the_embedding_tables(name, module, built, cache, tmp_path):
     tables = built[name]
     from_pairs = module.score_pairs(
@@ -129,12 +134,12 @@ def test_pair_scores_give_the_embedding_tables(name, module, built, cache, tmp_p
 
 def test_gallery_grid_gives_cxc_image_text_rows(built, cache, tmp_path):
     tables = built["cxc"]
-    pairs = cxc.pairs_needed(tables)
+    pairs = cxc_score.pairs_needed(tables)
     items = tables["items"]
     n_img, n_cap = (items["kind"] == "image").sum(), (items["kind"] == "caption").sum()
     assert len(pairs) == n_img * n_cap
-    from_pairs = cxc.score_pairs(tables, pair_scores_from(cache, pairs, tmp_path / "p.parquet"))
-    dual = cxc.score_dual(tables, cache)
+    from_pairs = cxc_score.score_pairs(tables, pair_scores_from(cache, pairs, tmp_path / "p.parquet"))
+    dual = cxc_score.score_dual(tables, cache)
     image_text = dual[dual["task"].isin(["i2t", "t2i", "sits"])].reset_index(drop=True)
     assert set(from_pairs["task"]) == {"i2t", "t2i", "sits"}  # a cross scorer has no t2t/i2i/STS/SIS rows
     assert from_pairs["rank"].tolist() == image_text["rank"].tolist()
@@ -143,8 +148,10 @@ def test_gallery_grid_gives_cxc_image_text_rows(built, cache, tmp_path):
 
 def test_gallery_grid_gives_eccv_rankings(built, cache, tmp_path):
     tables = built["eccv"]
-    from_pairs = eccv.score_pairs(tables, pair_scores_from(cache, eccv.pairs_needed(tables), tmp_path / "p.parquet"))
-    dual = eccv.score_dual(tables, cache)
+    from_pairs = eccv_score.score_pairs(
+        tables, pair_scores_from(cache, eccv_score.pairs_needed(tables), tmp_path / "p.parquet")
+    )
+    dual = eccv_score.score_dual(tables, cache)
     assert [list(r) for r in from_pairs["ranked_ids"]] == [list(r) for r in dual["ranked_ids"]]
     for col in ("eccv_map_at_r", "eccv_r_precision", "pmrp"):
         np.testing.assert_allclose(from_pairs[col], dual[col], rtol=0, atol=1e-12)
@@ -162,11 +169,11 @@ def test_gallery_grid_gives_retrieval_ranks(world, cache, tmp_path):
 
 
 def test_a_missing_pair_is_named(built, tmp_path):
-    pairs = bison.pairs_needed(built["bison"])
+    pairs = bison_score.pairs_needed(built["bison"])
     write_pair_scores(tmp_path / "p.parquet", pairs.iloc[1:], np.zeros(len(pairs) - 1))
     first = pairs.iloc[0]
     with pytest.raises(KeyError, match=f"caption {int(first['caption_id'])}, image {int(first['image_id'])}"):
-        bison.score_pairs(built["bison"], PairScores(tmp_path / "p.parquet"))
+        bison_score.score_pairs(built["bison"], PairScores(tmp_path / "p.parquet"))
 
 
 # --- shortlist re-ranking: a cross scorer ranks a dual encoder's top-k on the gallery benchmarks ---
@@ -265,9 +272,11 @@ def test_eccv_rerank_puts_the_cross_scorers_order_first(built, cache, cross_cach
 
     tables, k = built["eccv"], 3
     shortlist = Shortlist(cache, k)
-    pairs = eccv.pairs_needed(tables, shortlist=shortlist)
-    got = eccv.score_pairs(tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist)
-    dual = eccv.score_dual(tables, cache)
+    pairs = eccv_score.pairs_needed(tables, shortlist=shortlist)
+    got = eccv_score.score_pairs(
+        tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist
+    )
+    dual = eccv_score.score_dual(tables, cache)
     assert len(got) == len(dual) and got["direction"].tolist() == dual["direction"].tolist()
     c, i = gallery_ids(tables["items"])
     for row in got.iloc[:: max(1, len(got) // 40)].itertuples():
@@ -281,7 +290,7 @@ def test_eccv_rerank_puts_the_cross_scorers_order_first(built, cache, cross_cach
             k,
         )
         assert list(row.ranked_ids) == want[: len(row.ranked_ids)], row.query_id
-    assert eccv.summarize(got, n_boot=20)["metrics"]  # the metrics path reads the re-ranked table
+    assert eccv_score.summarize(got, n_boot=20)["metrics"]  # the metrics path reads the re-ranked table
 
 
 def test_cxc_rerank_scores_every_sits_pair_itself(built, cache, cross_cache, tmp_path):
@@ -289,11 +298,13 @@ def test_cxc_rerank_scores_every_sits_pair_itself(built, cache, cross_cache, tmp
 
     tables = built["cxc"]
     shortlist = Shortlist(cache, 3)
-    pairs = cxc.pairs_needed(tables, shortlist=shortlist)
-    assert as_set(cxc.rated_pairs(tables)) <= as_set(pairs)
-    got = cxc.score_pairs(tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist)
-    full_pairs = pair_scores_from(cross_cache, cxc.pairs_needed(tables), tmp_path / "full.parquet")
-    full = cxc.score_pairs(tables, full_pairs)
+    pairs = cxc_score.pairs_needed(tables, shortlist=shortlist)
+    assert as_set(cxc_score.rated_pairs(tables)) <= as_set(pairs)
+    got = cxc_score.score_pairs(
+        tables, pair_scores_from(cross_cache, pairs, tmp_path / "p.parquet"), shortlist=shortlist
+    )
+    full_pairs = pair_scores_from(cross_cache, cxc_score.pairs_needed(tables), tmp_path / "full.parquet")
+    full = cxc_score.score_pairs(tables, full_pairs)
     sits, full_sits = got[got["task"] == "sits"], full[full["task"] == "sits"]
     assert len(sits) > 10
     np.testing.assert_allclose(sits["model_score"], full_sits["model_score"], rtol=0, atol=1e-6)

@@ -135,7 +135,7 @@ def test_numpy_and_torch_top_k_agree_with_ties_and_duplicates(chunk, device):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("chunk", [1, 7, 16])
 def test_numpy_and_torch_ranks_excluding_the_query_agree(chunk, device):
-    from itmbench.papers.cxc import benchmark as cxc
+    from itmbench.papers.cxc import score as cxc_score
 
     _, g, _ = tied_data(5)
     rng = np.random.default_rng(6)
@@ -143,9 +143,9 @@ def test_numpy_and_torch_ranks_excluding_the_query_agree(chunk, device):
     positives = [
         np.sort(rng.choice(np.delete(np.arange(len(g)), k), size=rng.integers(1, 5), replace=False)) for k in keep
     ]
-    from_numpy = cxc.first_positive_ranks_excluding(g[keep], g, positives, keep, chunk_size=chunk)
+    from_numpy = cxc_score.first_positive_ranks_excluding(g[keep], g, positives, keep, chunk_size=chunk)
     gt = torch.from_numpy(g).to(device)
-    from_torch = cxc.first_positive_ranks_excluding(gt[keep], gt, positives, keep, chunk_size=chunk)
+    from_torch = cxc_score.first_positive_ranks_excluding(gt[keep], gt, positives, keep, chunk_size=chunk)
     assert np.array_equal(from_numpy, from_torch)
     sims = g[keep] @ g.T
     sims[np.arange(len(keep)), keep] = -np.inf  # the query is not in its own gallery

@@ -19,15 +19,25 @@ import pytest
 
 from itmbench.cli import main
 from itmbench.io import read_json, write_parquet
-from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison import build as bison_build
+from itmbench.papers.bison import canonical as bison_canonical
+from itmbench.papers.bison import score as bison_score
 from itmbench.papers.bison.config import BisonConfig
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
+from itmbench.papers.bivlc import canonical as bivlc_canonical
+from itmbench.papers.bivlc import score as bivlc_score
 from itmbench.papers.bivlc.config import BiVLCConfig
-from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc import build as cxc_build
+from itmbench.papers.cxc import canonical as cxc_canonical
+from itmbench.papers.cxc import score as cxc_score
 from itmbench.papers.cxc.config import CxcConfig
-from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv import build as eccv_build
+from itmbench.papers.eccv import canonical as eccv_canonical
+from itmbench.papers.eccv import score as eccv_score
 from itmbench.papers.eccv.config import EccvConfig
-from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic import build as mcic_build
+from itmbench.papers.mcic import canonical as mcic_canonical
+from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.retrieval.benchmark import build_world_retrieval, read_retrieval, write_retrieval
 from itmbench.params import make_config
@@ -37,7 +47,13 @@ from itmbench.scoring.retrieval import score_retrieval
 from itmbench.world.generate import WorldConfig, generate_world
 
 WCFG = make_config(WorldConfig, n_train=60, n_val=10, n_test=40)
-MODULES = {"bison": bison, "bivlc": bivlc, "cxc": cxc, "mcic": mcic, "eccv": eccv}
+MODULES = {  # each benchmark's canonical tables (write, read) and its scoring
+    "bison": (bison_canonical, bison_score),
+    "bivlc": (bivlc_canonical, bivlc_score),
+    "cxc": (cxc_canonical, cxc_score),
+    "mcic": (mcic_canonical, mcic_score),
+    "eccv": (eccv_canonical, eccv_score),
+}
 SCORE = {"ks": [1, 5, 10], "n_boot": 50, "seed": 0, "confidence": 0.95}
 
 _RUN = """
@@ -56,16 +72,16 @@ def inputs(tmp_path_factory):
     root = tmp_path_factory.mktemp("score_without_torch")
     world = generate_world(WCFG)
     built = {
-        "bison": bison.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
-        "bivlc": bivlc.build(world, make_config(BiVLCConfig)),
-        "cxc": cxc.build(world, make_config(CxcConfig), world_cfg=WCFG),
-        "mcic": mcic.build(
+        "bison": bison_build.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
+        "bivlc": bivlc_build.build(world, make_config(BiVLCConfig)),
+        "cxc": cxc_build.build(world, make_config(CxcConfig), world_cfg=WCFG),
+        "mcic": mcic_build.build(
             world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
         ),
-        "eccv": eccv.build(world, make_config(EccvConfig), world_cfg=WCFG),
+        "eccv": eccv_build.build(world, make_config(EccvConfig), world_cfg=WCFG),
     }
     for name, tables in built.items():
-        MODULES[name].write(tables, root / name)
+        MODULES[name][0].write(tables, root / name)
     items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
     write_retrieval(items, positives, root / "retrieval")
     rng = np.random.default_rng(0)
@@ -117,7 +133,9 @@ def test_score_jobs_from_embeddings_import_no_torch(inputs, tmp_path):
 
     # the same tables as scoring in this process (where torch may well be loaded), written the same way
     cache = EmbeddingCache(inputs / "emb.npz")
-    here = {name: module.score_dual(module.read(inputs / name), cache) for name, module in MODULES.items()}
+    here = {
+        name: score.score_dual(canonical.read(inputs / name), cache) for name, (canonical, score) in MODULES.items()
+    }
     here["retrieval"] = score_retrieval(*read_retrieval(inputs / "retrieval"), cache, chunk_size=7)
     for name, table in here.items():
         write_parquet(tmp_path / "here" / f"{name}.parquet", table)

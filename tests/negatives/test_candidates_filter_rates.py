@@ -22,7 +22,7 @@ from itmbench.negatives.filter_rates import (
 )
 from itmbench.negatives.images import make_generator
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, RecognizerConfig
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.bivlc.statistics import published_survival_rates
 from itmbench.params import make_config
@@ -85,27 +85,29 @@ def test_registry_diffusion_is_the_diffusion_model_read_by_the_recognizer(setup)
 
 def test_max_images_limits_the_split(setup) -> None:
     world, _, cfg, _ = setup
-    sugarcrepe, _ = bivlc.sugarcrepe_instances(world, cfg)
+    sugarcrepe, _ = bivlc_build.sugarcrepe_instances(world, cfg)
     test_ids = sorted(world.image_table.loc[world.image_table["split"] == "test", "image_id"])
     assert set(sugarcrepe["image_id"]) <= set(test_ids[:3]) and len(set(sugarcrepe["image_id"])) == 3
-    everything, _ = bivlc.sugarcrepe_instances(world, make_config(BiVLCConfig, subsets=cfg.subsets))
+    everything, _ = bivlc_build.sugarcrepe_instances(world, make_config(BiVLCConfig, subsets=cfg.subsets))
     assert set(everything["image_id"]) == set(test_ids)
 
 
 def test_pregenerated_build_equals_the_inline_build(setup, tmp_path) -> None:
     world, _, cfg, generator = setup
     table, images = generate_candidates(world, cfg, generator)
-    sugarcrepe, _ = bivlc.sugarcrepe_instances(world, cfg)
+    sugarcrepe, _ = bivlc_build.sugarcrepe_instances(world, cfg)
     n_texts = sugarcrepe["negative_caption"].nunique()
     assert len(table) == len(images) == cfg.n_candidates * n_texts  # each distinct caption generated once
     write_candidates(table, images, tmp_path / "candidates")
-    inline = bivlc.build(world, cfg, generator=generator)
-    stored = bivlc.build(world, make_config(BiVLCConfig, {**vars(cfg), "candidates": str(tmp_path / "candidates")}))
+    inline = bivlc_build.build(world, cfg, generator=generator)
+    stored = bivlc_build.build(
+        world, make_config(BiVLCConfig, {**vars(cfg), "candidates": str(tmp_path / "candidates")})
+    )
     for name in inline:
         pd.testing.assert_frame_equal(inline[name], stored[name], obj=name)
     assert len(stored["instances"]) > 0
     with pytest.raises(ValueError, match="without `candidates`"):
-        bivlc.build(world, cfg)  # a diffusion build needs its candidates (or a generator)
+        bivlc_build.build(world, cfg)  # a diffusion build needs its candidates (or a generator)
 
 
 def test_pregenerated_errors_name_the_folder(setup, tmp_path) -> None:
@@ -124,8 +126,8 @@ def test_pregenerated_errors_name_the_folder(setup, tmp_path) -> None:
 def test_render_filter_rates_are_the_builds_own_decisions(setup) -> None:
     world, _, cfg, generator = setup
     render_cfg = make_config(BiVLCConfig, {**vars(cfg), "generator": "render"})
-    built = bivlc.build(world, render_cfg)["sugarcrepe"].set_index("id")
-    sugarcrepe, _ = bivlc.sugarcrepe_instances(world, render_cfg)
+    built = bivlc_build.build(world, render_cfg)["sugarcrepe"].set_index("id")
+    sugarcrepe, _ = bivlc_build.sugarcrepe_instances(world, render_cfg)
     sample = sample_instances(sugarcrepe, 8, seed=1)
     assert len(sample) == 8 and sample["id"].is_monotonic_increasing
     render = make_generator("render", **render_cfg.generator_params(64))
@@ -188,7 +190,7 @@ def test_filter_rate_table_against_a_hand_count() -> None:
 def test_plot_and_config(setup, tmp_path) -> None:
     world, _, cfg, generator = setup
     render_cfg = make_config(BiVLCConfig, {**vars(cfg), "generator": "render"})
-    sample = sample_instances(bivlc.sugarcrepe_instances(world, render_cfg)[0], 3, seed=0)
+    sample = sample_instances(bivlc_build.sugarcrepe_instances(world, render_cfg)[0], 3, seed=0)
     render = make_generator("render", **render_cfg.generator_params(64))
     records, pixels = run_filters(world, render_cfg, {"render": render, "diffusion": generator}, sample)
     out = tmp_path / "grid.png"

@@ -9,7 +9,7 @@ import torch
 from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, train_diffusion
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, Recognizer, RecognizerConfig
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.params import make_config
 from itmbench.world.generate import WorldConfig, generate_world, write_world
@@ -58,8 +58,8 @@ def test_recognized_candidates_carry_the_reading(setup) -> None:
 def test_bivlc_builds_from_generated_images(setup) -> None:
     world, wrapped, plain = setup
     cfg = make_config(BiVLCConfig, subsets=("replace_att", "add_obj"), n_candidates=2)
-    tables = bivlc.build(world, cfg, generator=wrapped)
-    again = bivlc.build(world, cfg, generator=wrapped)
+    tables = bivlc_build.build(world, cfg, generator=wrapped)
+    again = bivlc_build.build(world, cfg, generator=wrapped)
     n = len(tables["sugarcrepe"])
     assert n > 0 and len(tables["candidates"]) == 2 * n
     assert all(tables[k].equals(again[k]) for k in tables)  # deterministic: seeded by caption text and cfg
@@ -67,4 +67,4 @@ def test_bivlc_builds_from_generated_images(setup) -> None:
     extra = tables["extra_images"]
     assert (extra["image_size"] == 64).all() and len(extra) == len(tables["instances"])
     with pytest.raises(ValueError, match="no scene graph"):
-        bivlc.build(world, cfg, generator=plain)  # without the recognizer the annotators cannot read
+        bivlc_build.build(world, cfg, generator=plain)  # without the recognizer the annotators cannot read

@@ -14,12 +14,21 @@ from itmbench.params import make_config
 from itmbench.scoring.embed import ItemStore
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
+# The parts of a benchmark's package the workflow calls, and what each must have.
+INTERFACE = {
+    "build": ("build",),
+    "canonical": ("write", "read"),
+    "audit": ("audit",),
+    "score": ("score_dual", "summarize"),
+}
+
 
 def test_every_registered_benchmark_has_the_interface():
     for name, entry in BENCHMARKS.items():
-        module = entry.module
-        for attr in ("build", "write", "read", "audit", "score_dual", "summarize", entry.config_class):
-            assert hasattr(module, attr), f"{name} lacks {attr}"
+        for part, attrs in INTERFACE.items():
+            for attr in attrs:
+                assert hasattr(entry.part(part), attr), f"{name}.{part} lacks {attr}"
+        assert hasattr(entry.part("build"), entry.config_class), f"{name}.build lacks {entry.config_class}"
         config = importlib.import_module(f"itmbench.papers.{name}.config")
         assert getattr(config, entry.config_class).SECTION == name
         for dep in entry.depends_on:

@@ -21,19 +21,24 @@ from PIL import Image
 
 from itmbench.cli import main
 from itmbench.models.registry import RandomEncoder
-from itmbench.papers.bison import benchmark as bison
+from itmbench.papers.bison import canonical as bison_canonical
 from itmbench.papers.bison import coco as coco_bison
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bison import score as bison_score
+from itmbench.papers.bivlc import canonical as bivlc_canonical
 from itmbench.papers.bivlc import coco as coco_bivlc
+from itmbench.papers.bivlc import score as bivlc_score
 from itmbench.papers.bivlc.released import read_bivlc_results
-from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc import canonical as cxc_canonical
 from itmbench.papers.cxc import coco as coco_cxc
+from itmbench.papers.cxc import score as cxc_score
 from itmbench.papers.cxc.released import load_cxc
-from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv import canonical as eccv_canonical
 from itmbench.papers.eccv import coco as coco_eccv
+from itmbench.papers.eccv import score as eccv_score
 from itmbench.papers.eccv.released import load_eccv_positives, read_coco_test_ids
-from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic import canonical as mcic_canonical
 from itmbench.papers.mcic import coco as coco_mcic
+from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.released import read_mcic_txt
 from itmbench.papers.retrieval import coco as coco_retrieval
 from itmbench.papers.retrieval.benchmark import read_retrieval
@@ -159,22 +164,22 @@ def test_eccv_from_the_package_files(eccv_built, raw_dir):
     counts = t["positives"].groupby(["source", "direction"]).size()
     assert counts.to_dict() == loaded.groupby(["source", "direction"]).size().to_dict()
     assert counts["eccv", "image_to_caption"] == 22_550 and counts["eccv", "caption_to_image"] == 11_279
-    _check_dtypes(t["positives"], eccv.SCHEMA)
-    _check_dtypes(t["queries"], eccv.QUERY_COLUMNS)
-    _check_dtypes(t["items"], eccv.ITEM_COLUMNS)
+    _check_dtypes(t["positives"], eccv_canonical.SCHEMA)
+    _check_dtypes(t["queries"], eccv_canonical.QUERY_COLUMNS)
+    _check_dtypes(t["items"], eccv_canonical.ITEM_COLUMNS)
 
 
 @pytest.mark.slow
 def test_eccv_scores_without_pm_tables_and_says_pmrp_is_skipped(eccv_built, tmp_path):
     t = eccv_built.tables
-    eccv.write(t, tmp_path / "eccv")
-    back = eccv.read(tmp_path / "eccv")
+    eccv_canonical.write(t, tmp_path / "eccv")
+    back = eccv_canonical.read(tmp_path / "eccv")
     assert set(back) == {"positives", "queries", "stages", "items"}
     cache = random_cache(back["items"], {}, tmp_path / "emb.npz")
-    scores = eccv.score_dual(back, cache)
+    scores = eccv_score.score_dual(back, cache)
     assert "pmrp" not in scores.columns
-    summary = eccv.summarize(scores, n_boot=50)
-    assert summary["notes"] == [eccv.PMRP_SKIPPED_NOTE]
+    summary = eccv_score.summarize(scores, n_boot=50)
+    assert summary["notes"] == [eccv_score.PMRP_SKIPPED_NOTE]
     assert summary["eccv_queries"] == {"i2t": 1_261, "t2i": 1_332}
     assert summary["metrics"]["eccv_map_at_r_i2t"]["n"] == 1_261
     assert summary["metrics"]["original_r1_t2i"]["n"] == 25_000
@@ -203,7 +208,7 @@ def test_eccv_summarize_keeps_its_world_output_when_pmrp_is_there():
             "pmrp": [0.5, 1.0],
         }
     )
-    summary = eccv.summarize(scores, n_boot=20)
+    summary = eccv_score.summarize(scores, n_boot=20)
     assert "notes" not in summary
     assert summary["metrics"]["pmrp"]["value"] == pytest.approx(75.0)
 
@@ -225,23 +230,26 @@ def test_cxc_positives_match_the_loader_counts(cxc_built, raw_dir):
             n = int(((pos["task"] == task) & (pos["split"] == split)).sum())
             assert n == int(loaded["positive"].sum()), (task, split)
             assert len(t[task].query("split == @split")) == len(loaded)
-            _check_dtypes(t[task], {c: d for c, d in cxc.pairs_schema(task).items()})
+            _check_dtypes(t[task], {c: d for c, d in cxc_canonical.pairs_schema(task).items()})
     assert int(((pos["task"] == "sits") & (pos["split"] == "test")).sum()) == 35_585
     original = pos[pos["task"] == "original"].groupby("split").size().to_dict()
     assert original == {"test": 25_000, "val": 25_000}  # the 2 captions outside coco_test_ids are not in the gallery
     assert t["items"]["kind"].value_counts().to_dict() == {"image": 5_000, "caption": 25_000}
-    _check_dtypes(pos, cxc.POSITIVE_COLUMNS)
-    assert cxc._config_value(t, "score_split") == "test" and cxc._config_value(t, "sits_query") == "image"
+    _check_dtypes(pos, cxc_canonical.POSITIVE_COLUMNS)
+    assert (
+        cxc_canonical._config_value(t, "score_split") == "test"
+        and cxc_canonical._config_value(t, "sits_query") == "image"
+    )
 
 
 @pytest.mark.slow
 def test_cxc_scores_every_task_on_the_coco_gallery(cxc_built, tmp_path):
-    cxc.write(cxc_built.tables, tmp_path / "cxc")
-    back = cxc.read(tmp_path / "cxc")
+    cxc_canonical.write(cxc_built.tables, tmp_path / "cxc")
+    back = cxc_canonical.read(tmp_path / "cxc")
     assert "stages" not in back
     cache = random_cache(back["items"], {}, tmp_path / "emb.npz")
-    scores = cxc.score_dual(back, cache)
-    summary = cxc.summarize(scores, n_boot=20)
+    scores = cxc_score.score_dual(back, cache)
+    summary = cxc_score.summarize(scores, n_boot=20)
     m = summary["metrics"]
     assert m["i2t/coco/R@1"]["n"] == 5_000 and m["t2i/coco/R@1"]["n"] == 25_000
     sits_test = back["positives"].query("split == 'test' and task in ['sits', 'original']")
@@ -314,22 +322,24 @@ def test_mcic_examples_and_added_option_texts(mcic_built, items):
     dev = t["answer_positions"].query("split == 'dev'")
     assert dev["n"].sum() == 9_999
     assert dev.loc[dev["position"] == 3, "share"].iloc[0] * 100 == pytest.approx(22.7, abs=0.05)
-    _check_dtypes(ex, {c: d for c, d in mcic._DTYPES["examples"].items() if c != "world_split"})
+    _check_dtypes(ex, {c: d for c, d in mcic_canonical._DTYPES["examples"].items() if c != "world_split"})
 
 
 def test_mcic_scores_near_chance_with_random_embeddings(mcic_built, tmp_path):
     t = mcic_built.tables
     coco.write_extra_items(mcic_built.added, tmp_path / "mcic")
-    mcic.write(t, tmp_path / "mcic")
-    back = mcic.read(tmp_path / "mcic")
+    mcic_canonical.write(t, tmp_path / "mcic")
+    back = mcic_canonical.read(tmp_path / "mcic")
     texts = dict(zip(mcic_built.added.caption_table()["caption_id"], mcic_built.added.caption_table()["text"]))
     cache = random_cache(back["items"], texts, tmp_path / "emb.npz")
-    scores = mcic.score_dual(back, cache)
-    summary = mcic.summarize(scores)
+    scores = mcic_score.score_dual(back, cache)
+    summary = mcic_score.summarize(scores)
     for split, n in (("dev", 9_999), ("test", 10_253)):
         cell = summary["metrics"][f"accuracy_{split}"]
         part = scores[scores["split"] == split]
-        naive = 100 * float(np.mean(np.argmax(part[mcic.SCORE_COLUMNS].to_numpy(), axis=1) == part["answer_index"]))
+        naive = 100 * float(
+            np.mean(np.argmax(part[mcic_score.SCORE_COLUMNS].to_numpy(), axis=1) == part["answer_index"])
+        )
         assert cell["n"] == n and cell["value"] == pytest.approx(naive)
         assert cell["lo"] < 20.0 < cell["hi"] or abs(cell["value"] - 20.0) < 2.0
 
@@ -386,22 +396,22 @@ def test_bison_from_its_annotation_file_through_the_cli(items, tmp_path):
     out = tmp_path / "coco" / "bison"
     assert main(["build-coco-benchmark", "--name", "bison", "--raw", str(raw), "--items", str(items_dir),
                  "--config", "{}", "--out", str(out)]) == 0  # fmt: skip
-    back = bison.read(out)
+    back = bison_canonical.read(out)
     assert set(back) == {"annotations", "items"} and not (out / "extra_items").exists()
     ann = back["annotations"]
     assert len(ann) == 30 and ann["true_index"].tolist() == [k % 2 for k in range(30)]
-    _check_dtypes(ann, bison.ANNOTATION_SCHEMA)
+    _check_dtypes(ann, bison_canonical.ANNOTATION_SCHEMA)
     mtimes = {p.name: p.stat().st_mtime_ns for p in out.glob("*.parquet")}
     assert mtimes["items.parquet"] == max(mtimes.values())
     cache = random_cache(back["items"], {}, tmp_path / "emb.npz")
-    scores = bison.score_dual(back, cache)
+    scores = bison_score.score_dual(back, cache)
     naive = [
         float(cache.get("caption", [c])[0] @ cache.get("image", [t])[0])
         > float(cache.get("caption", [c])[0] @ cache.get("image", [f])[0])
         for c, t, f in zip(ann["caption_id"], ann["true_image_id"], ann["false_image_id"])
     ]
     assert scores["correct"].tolist() == naive
-    assert bison.summarize(scores, n_boot=20)["metrics"]["bison"]["value"] == pytest.approx(100 * np.mean(naive))
+    assert bison_score.summarize(scores, n_boot=20)["metrics"]["bison"]["value"] == pytest.approx(100 * np.mean(naive))
     with pytest.raises(ValueError, match="audit needs the construction tables"):
         from itmbench.papers.registry import benchmark
 
@@ -459,7 +469,7 @@ def test_bivlc_through_the_cli_with_added_image_files(raw_dir, items, tmp_path):
         assert main(["build-coco-benchmark", "--name", "bivlc", "--raw", str(raw_dir), "--items", str(items_dir),
                      "--config", '{"id_offset": 3000000000}', "--out", str(out)]) == 0  # fmt: skip
         outs.append(out)
-    back = bivlc.read(outs[0])
+    back = bivlc_canonical.read(outs[0])
     sc, inst = back["sugarcrepe"], back["instances"]
     assert len(sc) == 7_512 and len(inst) == len(made) == 6
     assert (inst["sugarcrepe_id"] == -1).all() and (inst["sugarcrepe_match"] >= 0).all()
@@ -479,9 +489,9 @@ def test_bivlc_through_the_cli_with_added_image_files(raw_dir, items, tmp_path):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     texts = dict(zip(extra_caps["caption_id"], extra_caps["text"]))
     cache = random_cache(back["items"], texts, tmp_path / "emb.npz")
-    scores = bivlc.score_dual(back, cache)
+    scores = bivlc_score.score_dual(back, cache)
     assert len(scores) == 7_512 + 6 and int(scores["in_bivlc"].sum()) == 6
-    summary = bivlc.summarize(scores, n_boot=20)
+    summary = bivlc_score.summarize(scores, n_boot=20)
     assert summary["n_sugarcrepe"] == 7_512 and summary["n_bivlc"] == 6
     sugar = scores[scores["sugarcrepe_id"] >= 0]
     naive = 100 * float(np.mean(sugar["s_c0_i0"] > sugar["s_c1_i0"]))

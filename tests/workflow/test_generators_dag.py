@@ -12,7 +12,7 @@ from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakema
 
 from itmbench.cli import main
 from itmbench.negatives.diffusion import DiffusionGenerator
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import canonical as bivlc_canonical
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.params import make_config
 
@@ -68,7 +68,7 @@ def run_dir(tmp_path_factory):
 
 @pytest.mark.slow
 def test_bivlc_negatives_are_the_trained_diffusion_models_images(run_dir, one_torch_thread):
-    tables = bivlc.read(run_dir / "data/world/bivlc")
+    tables = bivlc_canonical.read(run_dir / "data/world/bivlc")
     sc, inst, extra = tables["sugarcrepe"], tables["instances"], tables["extra_images"]
     assert len(sc) > 0 and len(inst) > 0
     assert sc["image_id"].nunique() == 3  # max_images

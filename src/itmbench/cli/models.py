@@ -72,7 +72,7 @@ def cmd_train_ffnn(args: argparse.Namespace) -> None:
     """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
     from itmbench.models.option_scorer import train_ffnn
     from itmbench.models.spec import model_spec
-    from itmbench.papers.mcic import benchmark as mcic
+    from itmbench.papers.mcic import canonical as mcic
     from itmbench.scoring.embed import EmbeddingCache
 
     set_threads(args.threads)

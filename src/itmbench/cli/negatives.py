@@ -77,7 +77,7 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
     from itmbench.io import atomic_path, write_parquet
     from itmbench.negatives.filter_rates import FilterRateConfig, filter_rate_table, run_filters, sample_instances
     from itmbench.negatives.images import make_generator
-    from itmbench.papers.bivlc.benchmark import sugarcrepe_instances
+    from itmbench.papers.bivlc.build import sugarcrepe_instances
     from itmbench.papers.bivlc.statistics import published_survival_rates
     from itmbench.report.tables import write_table
     from itmbench.world.generate import read_world

@@ -28,17 +28,18 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     from itmbench.scoring.embed import EmbeddingCache
 
     entry = benchmark(args.name)
-    tables = entry.module.read(args.bench)
+    tables = entry.part("canonical").read(args.bench)
+    score = entry.part("score")
     if args.pairs:
         from itmbench.scoring.pairs import PairScores
 
         shortlist = shortlist_of(args)
         if shortlist is not None:
-            scores = entry.module.score_pairs(tables, PairScores(args.pairs), shortlist=shortlist)
+            scores = score.score_pairs(tables, PairScores(args.pairs), shortlist=shortlist)
         else:
-            scores = entry.module.score_pairs(tables, PairScores(args.pairs))
+            scores = score.score_pairs(tables, PairScores(args.pairs))
     else:
-        scores = entry.module.score_dual(tables, EmbeddingCache(args.embeddings))
+        scores = score.score_dual(tables, EmbeddingCache(args.embeddings))
     write_parquet(args.out, scores)
     if args.metrics:
         _write_benchmark_metrics(args.name, args.out, args.model, args.config, args.metrics)
@@ -51,7 +52,8 @@ def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dic
     from itmbench.io import write_json
     from itmbench.papers.registry import benchmark
 
-    summary = benchmark(name).module.summarize(
+    score = benchmark(name).part("score")
+    summary = score.summarize(
         pd.read_parquet(scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
     )
     write_json(out, {**summary, "model": model, "benchmark": name})
@@ -133,10 +135,11 @@ def _pairs_needed(name: str, bench: str, shortlist=None):
         return items_grid(items) if shortlist is None else shortlist_pairs(items, shortlist)
     from itmbench.papers.registry import benchmark
 
-    module = benchmark(name).module
+    entry = benchmark(name)
+    tables = entry.part("canonical").read(bench)
     if shortlist is not None:
-        return module.pairs_needed(module.read(bench), shortlist=shortlist)
-    return module.pairs_needed(module.read(bench))
+        return entry.part("score").pairs_needed(tables, shortlist=shortlist)
+    return entry.part("score").pairs_needed(tables)
 
 
 def cmd_score_pairs(args: argparse.Namespace) -> None:

@@ -52,9 +52,9 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
-    deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
+    deps = {name: benchmark(name).part("canonical").read(path) for name, path in _dep_dirs(args.dep).items()}
     tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
-    entry.module.write(tables, args.out)
+    entry.part("canonical").write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
 
 
@@ -65,7 +65,7 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
-    tables = entry.module.read(args.bench)
+    tables = entry.part("canonical").read(args.bench)
     audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
     write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)

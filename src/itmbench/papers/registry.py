@@ -6,11 +6,13 @@ package `itmbench.papers.<paper>` (`tables`, `figures`, `claims`, `statistics`, 
 through `Paper.part`, so the shared table, figure and claims engines dispatch on the registry instead
 of chains over paper names, and importing this module imports no paper.
 
-`BENCHMARKS` lists the world benchmarks, each of one paper's package with the same interface: a config
-dataclass (its `config` module; the params schema states its fields' defaults), and in its `benchmark`
-module `build`, `write`, `read`, `audit`, `score_dual`, `summarize`. This registry is the one
-place that knows what each build needs beyond the world (the world's truth settings, another
-benchmark's tables) and whether it adds new items (BiVLC's generated images and captions).
+`BENCHMARKS` lists the world benchmarks, each of one paper's package with the same interface, its parts
+reached through `BenchmarkEntry.part`: a config dataclass (`config`; the params schema states its fields'
+defaults), `build` (construction in the world), `canonical` (the tables' columns, `write`, `read`),
+`audit` (against the world's truth) and `score` (`score_dual`, `pairs_needed`, `score_pairs`,
+`summarize`). This registry is the one place that knows what each build needs beyond the world (the
+world's truth settings, another benchmark's tables) and whether it adds new items (BiVLC's generated
+images and captions).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def _no_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, 
 
 
 def _eccv_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, Any]:
-    from itmbench.papers.cxc import benchmark as cxc
+    from itmbench.papers.cxc import canonical as cxc
 
     kwargs: dict[str, Any] = {"world_cfg": world_cfg}
     if "cxc" in deps:
@@ -53,7 +55,7 @@ def _truth_settings(section: dict[str, Any], world_cfg: WorldConfig) -> dict[str
 
 @dataclass(frozen=True)
 class BenchmarkEntry:
-    """One world benchmark: its module, config class and what its build needs."""
+    """One world benchmark: its package's parts, config class and what its build needs."""
 
     name: str
     config_class: str
@@ -62,10 +64,9 @@ class BenchmarkEntry:
     adds_items: bool = False
     truth_in_config: bool = False
 
-    @property
-    def module(self) -> ModuleType:
-        """The benchmark's module."""
-        return importlib.import_module(f"itmbench.papers.{self.name}.benchmark")
+    def part(self, name: str) -> ModuleType:
+        """A part of the benchmark's package (``itmbench.papers.<name>.<part>``: build, canonical, audit, score)."""
+        return importlib.import_module(f"itmbench.papers.{self.name}.{name}")
 
     def config(self, section: dict[str, Any], world_cfg: WorldConfig) -> Any:
         """The typed config from the params section (unknown keys are named)."""
@@ -81,18 +82,18 @@ class BenchmarkEntry:
         missing = [d for d in self.depends_on if d not in deps]
         if missing:
             raise ValueError(f"benchmark {self.name} needs the tables of {missing}")
-        return self.module.build(world, self.config(section, world_cfg), **self.build_kwargs(world_cfg, deps))
+        return self.part("build").build(world, self.config(section, world_cfg), **self.build_kwargs(world_cfg, deps))
 
     def audit(self, world: World, tables: Tables, section: dict[str, Any], world_cfg: WorldConfig) -> pd.DataFrame:
         """The audit only the world allows: how far the benchmark is from the complete truth."""
-        missing = [t for t in getattr(self.module, "CONSTRUCTION_TABLES", ()) if t not in tables]
+        missing = [t for t in self.part("canonical").CONSTRUCTION_TABLES if t not in tables]
         if missing:
             raise ValueError(
                 f"benchmark {self.name}: the audit needs the construction tables {missing}; "
                 "expected a benchmark built in the world (one from the released files has none)"
             )
         kwargs = {} if self.build_kwargs is _no_kwargs else {"world_cfg": world_cfg}
-        return self.module.audit(world, tables, self.config(section, world_cfg), **kwargs)
+        return self.part("audit").audit(world, tables, self.config(section, world_cfg), **kwargs)
 
 
 BENCHMARKS: dict[str, BenchmarkEntry] = {

@@ -320,7 +320,7 @@ def require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record, 
 
 def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
     def write(tables: Tables, out_dir: str | Path) -> None:
-        importlib.import_module(f"itmbench.papers.{name}.benchmark").write(tables, out_dir)
+        importlib.import_module(f"itmbench.papers.{name}.canonical").write(tables, out_dir)
 
     return write
 

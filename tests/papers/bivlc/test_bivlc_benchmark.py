@@ -13,7 +13,10 @@ import pytest
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.negatives.images import MISTAKES, RenderGenerator, fit_scene, make_generator
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import audit as bivlc_audit
+from itmbench.papers.bivlc import build as bivlc_build
+from itmbench.papers.bivlc import canonical as bivlc_canonical
+from itmbench.papers.bivlc import score as bivlc_score
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.params import make_config
@@ -36,7 +39,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def tables(world):
-    return bivlc.build(world, CFG)
+    return bivlc_build.build(world, CFG)
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +237,7 @@ class _SceneLessGenerator:
 
 def test_build_refuses_a_generator_without_scene_graphs(world):
     with pytest.raises(ValueError, match="no scene graph"):
-        bivlc.build(world, make_config(BiVLCConfig, subsets=("replace_obj",)), generator=_SceneLessGenerator())
+        bivlc_build.build(world, make_config(BiVLCConfig, subsets=("replace_obj",)), generator=_SceneLessGenerator())
 
 
 # --- filtering steps --------------------------------------------------------------------------------
@@ -244,7 +247,7 @@ def test_noise_free_annotators_keep_exactly_the_clean_instances(world, scenes, s
     cfg = make_config(
         BiVLCConfig, select_noise=0.0, ambiguity_noise=0.0, subsets=("replace_att", "swap_att", "add_obj")
     )
-    t = bivlc.build(world, cfg)
+    t = bivlc_build.build(world, cfg)
     sc, cand = t["sugarcrepe"], t["candidates"]
     any_fit = cand.groupby("sugarcrepe_id")["fits_negative"].any()
     chosen = sc.set_index("id")["chosen_candidate"]
@@ -264,16 +267,16 @@ def test_noise_free_annotators_keep_exactly_the_clean_instances(world, scenes, s
 
 
 def test_build_is_deterministic_and_files_are_byte_identical(world, tables, tmp_path):
-    again = bivlc.build(world, CFG)
+    again = bivlc_build.build(world, CFG)
     for name, frame in tables.items():
         pd.testing.assert_frame_equal(frame, again[name], obj=name)
-    bivlc.write(tables, tmp_path / "a")
-    bivlc.write(again, tmp_path / "b")
+    bivlc_canonical.write(tables, tmp_path / "a")
+    bivlc_canonical.write(again, tmp_path / "b")
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert Path("items.parquet") in files and Path("extra_items/images.npy") in files
     for f in files:
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
-    other = bivlc.build(world, replace(CFG, seed=1, subsets=("replace_obj",)))
+    other = bivlc_build.build(world, replace(CFG, seed=1, subsets=("replace_obj",)))
     assert not other["sugarcrepe"]["negative_caption"].equals(
         tables["sugarcrepe"]
         .loc[tables["sugarcrepe"]["subset"] == "replace_obj", "negative_caption"]
@@ -282,8 +285,8 @@ def test_build_is_deterministic_and_files_are_byte_identical(world, tables, tmp_
 
 
 def test_write_read_roundtrip_and_extra_items_folder(tables, world, tmp_path):
-    bivlc.write(tables, tmp_path)
-    back = bivlc.read(tmp_path)
+    bivlc_canonical.write(tables, tmp_path)
+    back = bivlc_canonical.read(tmp_path)
     for name in ("sugarcrepe", "instances", "candidates", "stages", "items", "extra_captions"):
         pd.testing.assert_frame_equal(tables[name].reset_index(drop=True), back[name], obj=name, check_dtype=False)
     assert list(back["extra_images"]["pixels"]) == list(tables["extra_images"]["pixels"])
@@ -309,7 +312,7 @@ def test_write_read_roundtrip_and_extra_items_folder(tables, world, tmp_path):
         tmp_path / "instances.parquet"
     )
     with pytest.raises(ValueError, match=r"instances\.parquet: missing columns \['negative_image'\]"):
-        bivlc.read(tmp_path)
+        bivlc_canonical.read(tmp_path)
 
 
 # --- audit ------------------------------------------------------------------------------------------
@@ -322,7 +325,7 @@ def _cell(audit: pd.DataFrame, row: str, column: str) -> float:
 
 
 def test_audit_matches_a_naive_recount(world, tables, scenes, structures):
-    a = bivlc.audit(world, tables, CFG)
+    a = bivlc_audit.audit(world, tables, CFG)
     assert list(a.columns) == ["row", "column", "value", "lo", "hi"]
     sc, cand, inst = tables["sugarcrepe"], tables["candidates"], tables["instances"]
     negatives = _negatives(tables)
@@ -364,12 +367,12 @@ def test_audit_matches_a_naive_recount(world, tables, scenes, structures):
 
 
 def test_cohen_kappa_reference_values():
-    assert bivlc.cohen_kappa(np.array([1, 1, 0, 0]), np.array([1, 1, 0, 0])) == pytest.approx(1.0)
-    assert bivlc.cohen_kappa(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == pytest.approx(0.0)
+    assert bivlc_audit.cohen_kappa(np.array([1, 1, 0, 0]), np.array([1, 1, 0, 0])) == pytest.approx(1.0)
+    assert bivlc_audit.cohen_kappa(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == pytest.approx(0.0)
     # 2x2 table [[20, 5], [10, 15]]: po = 0.7, pe = 0.5 -> kappa 0.4
     a = np.array([1] * 25 + [0] * 25)
     b = np.array([1] * 20 + [0] * 5 + [1] * 10 + [0] * 15)
-    assert bivlc.cohen_kappa(a, b) == pytest.approx(0.4)
+    assert bivlc_audit.cohen_kappa(a, b) == pytest.approx(0.4)
 
 
 # --- scoring ----------------------------------------------------------------------------------------
@@ -401,9 +404,9 @@ def test_random_embeddings_score_near_chance(tables, tmp_path):
         lambda ids: _unit(rng.normal(size=(len(ids), 32))),
         lambda ids, _i, _e: _unit(rng.normal(size=(len(ids), 32))),
     )
-    scores = bivlc.score_dual(tables, cache)
+    scores = bivlc_score.score_dual(tables, cache)
     assert len(scores) == len(tables["sugarcrepe"]) and scores["in_bivlc"].sum() == len(tables["instances"])
-    m = bivlc.summarize(scores, n_boot=200)["metrics"]
+    m = bivlc_score.summarize(scores, n_boot=200)["metrics"]
     assert abs(m["sugarcrepe"]["value"] - 50) < 8
     assert abs(m["i2t"]["value"] - 25) < 10 and abs(m["t2i"]["value"] - 25) < 10
     assert abs(m["group"]["value"] - 100 / 6) < 9
@@ -430,8 +433,8 @@ def test_truth_oracle_scores_every_clean_instance_right(tables, tmp_path, scenes
         return _unit(truth.astype(float) + 1e-4 * rng.random(truth.shape))
 
     cache = _cache(tmp_path, tables, lambda ids: np.eye(len(ids), dtype=np.float32), caption_emb)
-    scores = bivlc.score_dual(tables, cache)
-    summary = bivlc.summarize(scores, n_boot=100)
+    scores = bivlc_score.score_dual(tables, cache)
+    summary = bivlc_score.summarize(scores, n_boot=100)
     assert summary["metrics"]["sugarcrepe"]["value"] == 100.0  # negatives are false of the image by construction
     clean = []
     for row in tables["instances"].itertuples(index=False):
@@ -461,7 +464,7 @@ def test_pairing_oracle_is_near_perfect_and_summary_is_json(tables, tmp_path):
         return _unit(out)
 
     cache = _cache(tmp_path, tables, lambda ids: _unit(rng.normal(size=(len(ids), 64))), caption_emb)
-    summary = bivlc.summarize(bivlc.score_dual(tables, cache), n_boot=200, seed=3)
+    summary = bivlc_score.summarize(bivlc_score.score_dual(tables, cache), n_boot=200, seed=3)
     m = summary["metrics"]
     for name in ("i2t", "t2i", "group", "ipos2t", "ineg2t", "tpos2i", "tneg2i"):
         assert m[name]["value"] > 95, name

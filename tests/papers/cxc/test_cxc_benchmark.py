@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 import torch
 
-from itmbench.papers.cxc import benchmark as cxc
+from itmbench.papers.cxc import audit as cxc_audit
+from itmbench.papers.cxc import build as cxc_build
+from itmbench.papers.cxc import canonical as cxc_canonical
+from itmbench.papers.cxc import score as cxc_score
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.params import make_config, section_schema
@@ -39,7 +42,7 @@ def cfg():
 
 @pytest.fixture(scope="module")
 def tables(world, cfg):
-    return cxc.build(world, cfg, world_cfg=SMALL)
+    return cxc_build.build(world, cfg, world_cfg=SMALL)
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +80,11 @@ def test_schema_section_types():
 
 
 def test_build_is_deterministic_and_seeded(world, cfg, tables):
-    again = cxc.build(world, cfg, world_cfg=SMALL)
+    again = cxc_build.build(world, cfg, world_cfg=SMALL)
     assert set(again) == set(tables)
     for name in tables:
         pd.testing.assert_frame_equal(tables[name], again[name])
-    other = cxc.build(world, replace(cfg, seed=1), world_cfg=SMALL)
+    other = cxc_build.build(world, replace(cfg, seed=1), world_cfg=SMALL)
     assert not np.array_equal(other["sts"]["rating_0"].to_numpy(), tables["sts"]["rating_0"].to_numpy())
     # candidate sampling by the scorers does not depend on the seed
     sis_pairs = tables["sis"][["image1_id", "image2_id"]]
@@ -89,26 +92,26 @@ def test_build_is_deterministic_and_seeded(world, cfg, tables):
 
 
 def test_write_read_round_trip_items_last(tables, tmp_path):
-    cxc.write(tables, tmp_path)
-    back = cxc.read(tmp_path)
+    cxc_canonical.write(tables, tmp_path)
+    back = cxc_canonical.read(tmp_path)
     for name in tables:
         pd.testing.assert_frame_equal(back[name], tables[name], check_dtype=False)
     items_time = (tmp_path / "items.parquet").stat().st_mtime_ns
     assert all(p.stat().st_mtime_ns <= items_time for p in tmp_path.glob("*.parquet"))
     tables["sis"].drop(columns=["agg_score"]).to_parquet(tmp_path / "sis.parquet")
     with pytest.raises(ValueError, match=r"sis\.parquet: missing columns \['agg_score'\]"):
-        cxc.read(tmp_path)
+        cxc_canonical.read(tmp_path)
     tables["sis"].to_parquet(tmp_path / "sis.parquet")
     (tmp_path / "positives.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="positives.parquet"):
-        cxc.read(tmp_path)
+        cxc_canonical.read(tmp_path)
 
 
 def test_bad_inputs_raise_with_a_clear_message(world, cfg):
     with pytest.raises(TypeError, match="unknown inputs"):
-        cxc.build(world, cfg, images="x")
+        cxc_build.build(world, cfg, images="x")
     with pytest.raises(ValueError, match="do not fit their own image under relation_margin=0.3"):
-        cxc.build(world, cfg, relation_margin=0.3)
+        cxc_build.build(world, cfg, relation_margin=0.3)
 
 
 # ----------------------------------------------------------------------------- canonical tables
@@ -133,7 +136,7 @@ def test_canonical_columns_and_consistency(tables, cfg, task):
     assert (frame["n_rows"] == 1).all()
     for _, part in frame.groupby("split"):
         assert list(part["line"]) == list(range(2, len(part) + 2))
-        keys = cxc._pair_keys(part, task)
+        keys = cxc_audit._pair_keys(part, task)
         assert len(set(keys)) == len(keys), "a pair is rated twice"
 
 
@@ -153,11 +156,11 @@ def test_other_modality_sampling_uses_the_other_modality(world, cfg, tables, spl
     images, captions = split_ids(world, split)
     text_of = dict(zip(world.caption_table["caption_id"], world.caption_table["text"]))
     image_of = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
-    tfidf = cxc.caption_tfidf([text_of[c] for c in captions])
+    tfidf = cxc_build.caption_tfidf([text_of[c] for c in captions])
     groups = np.stack([tfidf[[image_of[c] == i for c in captions]].mean(0) for i in images])
     groups /= np.linalg.norm(groups, axis=1, keepdims=True)
     s_caption = groups @ groups.T
-    feats = cxc.image_features(world.images[images], cfg)
+    feats = cxc_build.image_features(world.images[images], cfg)
     s_image = feats @ feats.T
     row = {int(i): r for r, i in enumerate(images)}
 
@@ -196,16 +199,20 @@ def test_similarities_match_the_naive_truth(tables, cfg, lookup):
     sts = tables["sts"]
     for c1, c2, sim in zip(sts["caption1_id"], sts["caption2_id"], sts["similarity"]):
         s1, s2 = scenes[image_of[c1]], scenes[image_of[c2]]
-        assert sim == cxc.sts_similarity(structures[c1], structures[c2], s1, s2, MARGIN, cfg)
+        assert sim == cxc_build.sts_similarity(structures[c1], structures[c2], s1, s2, MARGIN, cfg)
     cocaption = sts["sampling_method"] == "c2c_cocaption"
     assert (sts.loc[cocaption, "similarity"] >= 5 * (1 - cfg.sts_overlap_weight)).all()
     sis = tables["sis"]
     for i1, i2, sim in zip(sis["image1_id"], sis["image2_id"], sis["similarity"]):
-        assert sim == cxc.sis_similarity(scenes[i1], scenes[i2], cfg) == cxc.sis_similarity(scenes[i2], scenes[i1], cfg)
+        assert (
+            sim
+            == cxc_build.sis_similarity(scenes[i1], scenes[i2], cfg)
+            == cxc_build.sis_similarity(scenes[i2], scenes[i1], cfg)
+        )
     sits = tables["sits"]
     for c, i, sim, truth in zip(sits["caption_id"], sits["image_id"], sits["similarity"], sits["truth"]):
         assert truth == caption_fits(structures[c], scenes[i], MARGIN)
-        assert sim == cxc.sits_similarity(structures[c], scenes[i], MARGIN, cfg)
+        assert sim == cxc_build.sits_similarity(structures[c], scenes[i], MARGIN, cfg)
         assert (sim >= cfg.sits_fit_base) if truth else (sim < cfg.sits_partial_max)
     for task in ("sts", "sis"):
         frame = tables[task]
@@ -216,24 +223,24 @@ def test_similarity_definitions_on_hand_made_cases(cfg):
     red_circle = WorldObject("circle", "red", "large", 0.2, 0.5)
     blue_square = WorldObject("square", "blue", "small", 0.8, 0.5)
     scene = Scene(0, (red_circle, blue_square), 220)
-    assert cxc.sis_similarity(scene, scene, cfg) == 5.0
+    assert cxc_build.sis_similarity(scene, scene, cfg) == 5.0
     far = Scene(1, (WorldObject("triangle", "green", "small", 0.9, 0.9),), 220)
     # best object: same size as the blue square (0.5 of 3 weight units), nothing else shared, /2 objects
     close = max(0.0, 1 - math.hypot(0.1, 0.4) / cfg.sis_position_scale)
-    assert cxc.sis_similarity(scene, far, cfg) == pytest.approx(5 * (0.5 + 0.5 * close) / 3 / 2, abs=1e-6)
+    assert cxc_build.sis_similarity(scene, far, cfg) == pytest.approx(5 * (0.5 + 0.5 * close) / 3 / 2, abs=1e-6)
     left = CaptionStructure((Mention("circle", "red"), Mention("square", "blue")), "left_of", "relation")
     right = CaptionStructure((Mention("square", "blue"), Mention("circle", "red")), "right_of", "relation")
-    assert cxc.claim_atoms(left) == cxc.claim_atoms(right)
-    assert cxc.sts_similarity(left, right, scene, scene, MARGIN, cfg) == 5.0
+    assert cxc_build.claim_atoms(left) == cxc_build.claim_atoms(right)
+    assert cxc_build.sts_similarity(left, right, scene, scene, MARGIN, cfg) == 5.0
     wrong = CaptionStructure((Mention("circle", "red"), Mention("square", "blue")), "right_of", "relation")
-    assert cxc.sits_similarity(left, scene, MARGIN, cfg) == 5.0  # fits, covers both objects
-    assert cxc.sits_similarity(wrong, scene, MARGIN, cfg) == pytest.approx(cfg.sits_partial_max * 2 / 3, abs=1e-6)
+    assert cxc_build.sits_similarity(left, scene, MARGIN, cfg) == 5.0  # fits, covers both objects
+    assert cxc_build.sits_similarity(wrong, scene, MARGIN, cfg) == pytest.approx(cfg.sits_partial_max * 2 / 3, abs=1e-6)
     half = CaptionStructure((Mention("circle", "blue"),), None, "single")
-    assert cxc.sits_similarity(half, scene, MARGIN, cfg) == pytest.approx(cfg.sits_partial_max / 2)
+    assert cxc_build.sits_similarity(half, scene, MARGIN, cfg) == pytest.approx(cfg.sits_partial_max / 2)
 
 
 def test_noise_free_raters_make_positives_the_truth(world, cfg):
-    exact = cxc.build(world, replace(cfg, rater_sd_sts=0, rater_sd_sis=0, rater_sd_sits=0), world_cfg=SMALL)
+    exact = cxc_build.build(world, replace(cfg, rater_sd_sts=0, rater_sd_sis=0, rater_sd_sits=0), world_cfg=SMALL)
     for task in TASKS:
         frame = exact[task]
         assert np.allclose(frame["agg_score"], frame["similarity"].round(cfg.rating_decimals))
@@ -251,7 +258,7 @@ def test_positive_tables(world, tables):
     original = pos[pos["task"] == "original"]
     caps = world.caption_table[world.caption_table["split"].isin(["val", "test"])]
     assert sorted(zip(original["a_id"], original["b_id"])) == sorted(zip(caps["caption_id"], caps["image_id"]))
-    eccv = cxc.cxc_positives(tables)
+    eccv = cxc_canonical.cxc_positives(tables)
     assert list(eccv.columns) == ["image_id", "caption_id"]
     sits = tables["sits"]
     expected = sits[(sits["split"] == "test") & sits["positive"]]
@@ -266,7 +273,7 @@ def test_positive_tables(world, tables):
 
 @pytest.fixture(scope="module")
 def audit_table(world, tables, cfg):
-    return cxc.audit(world, tables, cfg, world_cfg=SMALL)
+    return cxc_audit.audit(world, tables, cfg, world_cfg=SMALL)
 
 
 def audit_value(table, row, column):
@@ -284,14 +291,14 @@ def naive_true_positives(world, split, task, cfg, lookup):
             out |= {(int(c), int(i)) for i in images if caption_fits(structures[c], scenes[i], MARGIN)}
     elif task == "sts":
         for c1, c2 in itertools.combinations(captions, 2):
-            sim = cxc.sts_similarity(
+            sim = cxc_build.sts_similarity(
                 structures[c1], structures[c2], scenes[image_of[c1]], scenes[image_of[c2]], MARGIN, cfg
             )
             if sim >= cfg.threshold_sts:
                 out.add((int(c1), int(c2)))
     else:
         for i1, i2 in itertools.combinations(images, 2):
-            if cxc.sis_similarity(scenes[i1], scenes[i2], cfg) >= cfg.threshold_sis:
+            if cxc_build.sis_similarity(scenes[i1], scenes[i2], cfg) >= cfg.threshold_sis:
                 out.add((int(i1), int(i2)))
     return out
 
@@ -306,7 +313,7 @@ def test_audit_never_rated_share_matches_a_naive_recount(world, tables, cfg, loo
     for x, y in zip(frame[f"{a}_id"], frame[f"{b}_id"]):
         rated.add((int(x), int(y)) if task == "sits" else (int(min(x, y)), int(max(x, y))))
     never = len(truth - rated)
-    label = f"{split} {cxc.TASK_LABELS[task]}"
+    label = f"{split} {cxc_audit.TASK_LABELS[task]}"
     assert len(truth) > 0
     assert audit_value(audit_table, label, "true positives")["value"] == len(truth)
     assert audit_value(audit_table, label, "rated true positives")["value"] == len(truth & rated)
@@ -322,9 +329,9 @@ def test_audit_histograms_and_quoted_means(tables, audit_table):
         frame = tables[task][tables[task]["split"] == "test"]
         scores = frame["agg_score"].to_numpy()
         counts = [
-            audit_value(audit_table, f"test {cxc.TASK_LABELS[task]} rating [{lo:.1f}, {lo + 0.5:.1f}{close}", "All")[
-                "value"
-            ]
+            audit_value(
+                audit_table, f"test {cxc_audit.TASK_LABELS[task]} rating [{lo:.1f}, {lo + 0.5:.1f}{close}", "All"
+            )["value"]
             for lo, close in zip(np.arange(0, 5, 0.5), [")"] * 9 + ["]"])
         ]
         naive = [sum(lo <= s < lo + 0.5 or (lo == 4.5 and s == 5.0) for s in scores) for lo in np.arange(0, 5, 0.5)]
@@ -371,11 +378,11 @@ def test_ranks_exclude_the_query_from_its_own_gallery():
     emb = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [0.96, 0.28]])
     positives = [np.array([1]), np.array([0])]
     # each query scores itself 1 and item 3 above its positive: excluding itself leaves only item 3 above
-    ranks = cxc.first_positive_ranks_excluding(emb[[0, 1]], emb, positives, np.array([0, 1]))
+    ranks = cxc_score.first_positive_ranks_excluding(emb[[0, 1]], emb, positives, np.array([0, 1]))
     assert list(ranks) == [2, 2]
     assert list(first_positive_ranks(emb[[0, 1]], emb, positives)) == [3, 3]
     with pytest.raises(ValueError, match="list themselves"):
-        cxc.first_positive_ranks_excluding(emb[[0]], emb, [np.array([0])], np.array([0]))
+        cxc_score.first_positive_ranks_excluding(emb[[0]], emb, [np.array([0])], np.array([0]))
 
 
 def chance_at_k(n_gallery: int, n_positives: np.ndarray, k: int = 10) -> float:
@@ -394,9 +401,9 @@ def test_random_cache_scores_near_chance(tables, tmp_path):
         captions,
         unit(rng.normal(size=(len(captions), 64))),
     )
-    scores = cxc.score_dual(tables, cache)
-    assert list(scores.columns) == cxc.SCORE_COLUMNS
-    summary = cxc.summarize(scores, n_boot=200)
+    scores = cxc_score.score_dual(tables, cache)
+    assert list(scores.columns) == cxc_score.SCORE_COLUMNS
+    summary = cxc_score.summarize(scores, n_boot=200)
     json.dumps(summary)
     metrics = summary["metrics"]
     retrieval = scores[scores["part"] == "retrieval"]
@@ -420,8 +427,8 @@ def test_own_image_oracle_ranks_every_true_pair_first(tables, tmp_path, lookup):
     caption_emb = unit(
         np.stack([basis[row[image_of[c]]] for c in captions]) + 0.01 * rng.normal(size=(len(captions), 256))
     )
-    scores = cxc.score_dual(tables, cache_file(tmp_path, "own", images, basis, captions, caption_emb))
-    metrics = cxc.summarize(scores, n_boot=100)["metrics"]
+    scores = cxc_score.score_dual(tables, cache_file(tmp_path, "own", images, basis, captions, caption_emb))
+    metrics = cxc_score.summarize(scores, n_boot=100)["metrics"]
     for key in ("i2t/coco", "i2t/cxc", "t2i/coco", "t2t/coco"):
         assert metrics[f"{key}/R@1"]["value"] == 100.0, key
         assert metrics[f"{key}/MedR"]["value"] == 1.0
@@ -450,8 +457,8 @@ def test_semantic_oracle_scores_well_above_chance(tables, tmp_path, lookup):
     caption_emb = unit(
         np.stack([vector([(m.shape, m.colour, m.count) for m in structures[c].mentions]) for c in captions])
     )
-    scores = cxc.score_dual(tables, cache_file(tmp_path, "semantic", images, image_emb, captions, caption_emb))
-    metrics = cxc.summarize(scores, n_boot=200)["metrics"]
+    scores = cxc_score.score_dual(tables, cache_file(tmp_path, "semantic", images, image_emb, captions, caption_emb))
+    metrics = cxc_score.summarize(scores, n_boot=200)["metrics"]
     for task in TASKS:
         assert metrics[f"{task}/spearman"]["value"] > 30, task
         assert metrics[f"{task}/spearman"]["std"] > 0
@@ -468,7 +475,7 @@ def test_score_dual_ranks_match_a_naive_recount(tables, tmp_path):
     rng = np.random.default_rng(2)
     img = rng.integers(-2, 3, size=(len(images), 4)).astype(np.float32)
     cap = rng.integers(-2, 3, size=(len(captions), 4)).astype(np.float32)
-    scores = cxc.score_dual(tables, cache_file(tmp_path, "coarse", images, img, captions, cap))
+    scores = cxc_score.score_dual(tables, cache_file(tmp_path, "coarse", images, img, captions, cap))
     pos = tables["positives"][tables["positives"]["split"] == "test"]
     original = set(zip(pos.loc[pos["task"] == "original", "a_id"], pos.loc[pos["task"] == "original", "b_id"]))
     cxc_pairs = original | set(zip(pos.loc[pos["task"] == "sits", "a_id"], pos.loc[pos["task"] == "sits", "b_id"]))
@@ -518,8 +525,8 @@ def test_summarize_is_deterministic_and_shaped(tables, tmp_path):
         captions,
         unit(rng.normal(size=(len(captions), 8))),
     )
-    scores = cxc.score_dual(tables, cache)
-    first, second = cxc.summarize(scores, n_boot=100, seed=5), cxc.summarize(scores, n_boot=100, seed=5)
+    scores = cxc_score.score_dual(tables, cache)
+    first, second = cxc_score.summarize(scores, n_boot=100, seed=5), cxc_score.summarize(scores, n_boot=100, seed=5)
     assert first == second
     metrics = first["metrics"]
     expected = {

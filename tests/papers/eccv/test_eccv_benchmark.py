@@ -11,7 +11,10 @@ import pandas as pd
 import pytest
 
 from itmbench.metrics.ranking import map_at_r, pmrp, r_precision
-from itmbench.papers.eccv import benchmark as eccv
+from itmbench.papers.eccv import audit as eccv_audit
+from itmbench.papers.eccv import build as eccv_build
+from itmbench.papers.eccv import canonical as eccv_canonical
+from itmbench.papers.eccv import score as eccv_score
 from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.eccv.released import SCHEMA
 from itmbench.params import make_config
@@ -55,12 +58,12 @@ def cxc(world, lookups):
 
 @pytest.fixture(scope="module")
 def tables(world):
-    return eccv.build(world, CFG, world_cfg=WCFG)
+    return eccv_build.build(world, CFG, world_cfg=WCFG)
 
 
 @pytest.fixture(scope="module")
 def cxc_tables(world, cxc):
-    return eccv.build(world, CFG, cxc_positives=cxc, world_cfg=WCFG)
+    return eccv_build.build(world, CFG, cxc_positives=cxc, world_cfg=WCFG)
 
 
 def _fits(lookups, image_id: int, caption_id: int) -> bool:
@@ -89,45 +92,45 @@ def test_config_rejects_unknown_keys_and_bad_values():
 
 
 def test_same_params_give_identical_tables_and_bytes(world, tables, tmp_path):
-    again = eccv.build(world, CFG, world_cfg=WCFG)
+    again = eccv_build.build(world, CFG, world_cfg=WCFG)
     for name in tables:
         pd.testing.assert_frame_equal(tables[name], again[name], check_exact=True)
-    eccv.write(tables, tmp_path / "a")
-    eccv.write(again, tmp_path / "b")
-    for name in eccv.TABLE_ORDER:
+    eccv_canonical.write(tables, tmp_path / "a")
+    eccv_canonical.write(again, tmp_path / "b")
+    for name in eccv_canonical.TABLE_ORDER:
         assert (tmp_path / "a" / f"{name}.parquet").read_bytes() == (tmp_path / "b" / f"{name}.parquet").read_bytes()
 
 
 def test_other_seed_gives_other_queries_and_answers(world, tables):
-    other = eccv.build(world, replace(CFG, seed=1), world_cfg=WCFG)
+    other = eccv_build.build(world, replace(CFG, seed=1), world_cfg=WCFG)
     assert not other["queries"].equals(tables["queries"])
 
 
 def test_write_then_read_round_trips_and_items_come_last(tables, tmp_path):
-    eccv.write(tables, tmp_path)
-    back = eccv.read(tmp_path)
+    eccv_canonical.write(tables, tmp_path)
+    back = eccv_canonical.read(tmp_path)
     for name in tables:
         pd.testing.assert_frame_equal(back[name], tables[name])
-    mtimes = {n: (tmp_path / f"{n}.parquet").stat().st_mtime_ns for n in eccv.TABLE_ORDER}
+    mtimes = {n: (tmp_path / f"{n}.parquet").stat().st_mtime_ns for n in eccv_canonical.TABLE_ORDER}
     assert mtimes["items"] == max(mtimes.values())
 
 
 def test_read_names_the_file_with_a_missing_column(tables, tmp_path):
-    eccv.write(tables, tmp_path)
+    eccv_canonical.write(tables, tmp_path)
     tables["annotations"].drop(columns=["answer"]).to_parquet(tmp_path / "annotations.parquet")
     with pytest.raises(ValueError, match="annotations.parquet: missing columns \\['answer'\\]"):
-        eccv.read(tmp_path)
+        eccv_canonical.read(tmp_path)
     tables["annotations"].to_parquet(tmp_path / "annotations.parquet")
     (tmp_path / "stages.parquet").unlink()  # a construction table: optional (the coco source has none)
-    assert "stages" not in eccv.read(tmp_path)
+    assert "stages" not in eccv_canonical.read(tmp_path)
     (tmp_path / "queries.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="queries.parquet"):
-        eccv.read(tmp_path)
+        eccv_canonical.read(tmp_path)
 
 
 def test_a_wrong_relation_margin_is_caught(world):
     with pytest.raises(ValueError, match="do not fit their own image"):
-        eccv.build(world, CFG, world_cfg=replace(WCFG, relation_margin=0.4))
+        eccv_build.build(world, CFG, world_cfg=replace(WCFG, relation_margin=0.4))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,7 +157,7 @@ def test_query_counts_follow_the_papers_fractions(tables):
 
 def test_claim_matrix_matches_a_naive_count_and_the_truth(world, lookups):
     scenes, structures, _ = lookups
-    data = eccv.split_data(world, "test", WCFG)
+    data = eccv_build.split_data(world, "test", WCFG)
     sub_c = np.arange(0, len(data.caption_ids), 9)
     sub_s = np.arange(0, len(data.image_ids), 4)
     structs = [data.structures[i] for i in sub_c]
@@ -189,19 +192,19 @@ def test_claim_matrix_matches_a_naive_count_and_the_truth(world, lookups):
         return best, tot
 
     for ignore in (frozenset(), frozenset({"colour"}), frozenset({"count", "relation"})):
-        sat, tot = eccv.claim_matrix(structs, scs, WCFG.relation_margin, ignore)
+        sat, tot = eccv_build.claim_matrix(structs, scs, WCFG.relation_margin, ignore)
         for i, c in enumerate(structs):
             for j, s in enumerate(scs):
                 assert (sat[i, j], tot[i]) == naive(c, s, ignore), (i, j, ignore)
-    sat, tot = eccv.claim_matrix(structs, scs, WCFG.relation_margin)
+    sat, tot = eccv_build.claim_matrix(structs, scs, WCFG.relation_margin)
     fits = np.array([[caption_fits(c, s, WCFG.relation_margin) for s in scs] for c in structs])
     assert np.array_equal(sat == tot[:, None], fits)
     assert fits.any() and (~fits).any()
 
 
 def test_proposals_are_each_annotators_top_k(world, tables):
-    data = eccv.split_data(world, "test", WCFG)
-    annotators = {a.name: a for a in eccv.world_annotators(data, CFG)}
+    data = eccv_build.split_data(world, "test", WCFG)
+    annotators = {a.name: a for a in eccv_build.world_annotators(data, CFG)}
     ann, q = tables["annotations"], tables["queries"]
     for direction, gallery in ((I2T, data.caption_ids), (T2I, data.image_ids)):
         q_ids = q.loc[q["direction"] == direction, "query_id"].to_numpy()
@@ -293,14 +296,14 @@ def test_the_cxc_modules_positives_table_is_accepted(world, cxc, cxc_tables):
         ],
         ignore_index=True,
     )
-    built = eccv.build(world, CFG, cxc_positives=as_module, world_cfg=WCFG)
+    built = eccv_build.build(world, CFG, cxc_positives=as_module, world_cfg=WCFG)
     pd.testing.assert_frame_equal(built["positives"], cxc_tables["positives"])
 
 
 def test_cxc_with_an_unknown_id_names_the_row(world, cxc):
     bad = pd.concat([cxc, pd.DataFrame({"image_id": [10**6], "caption_id": [0]})], ignore_index=True)
     with pytest.raises(ValueError, match=f"cxc_positives row {len(cxc)}: image_id 1000000 is not in the world"):
-        eccv.build(world, CFG, cxc_positives=bad, world_cfg=WCFG)
+        eccv_build.build(world, CFG, cxc_positives=bad, world_cfg=WCFG)
 
 
 def test_pm_positives_are_items_with_equal_shape_sets(world, tables, lookups):
@@ -323,12 +326,12 @@ def test_pm_positives_are_items_with_equal_shape_sets(world, tables, lookups):
 
 
 def test_pm_zeta_and_mentioned_vectors_widen_or_change_the_sets(world, tables):
-    wide = eccv.build(world, replace(CFG, pm_zeta=1), world_cfg=WCFG)["pm_positives"]
+    wide = eccv_build.build(world, replace(CFG, pm_zeta=1), world_cfg=WCFG)["pm_positives"]
     base = tables["pm_positives"]
     key = ["direction", "image_id", "caption_id"]
     assert len(wide) > len(base)
     assert len(base.merge(wide, on=key)) == len(base)  # zeta=0 pairs stay PM at zeta=1
-    mentioned = eccv.build(world, replace(CFG, pm_caption_vector="mentioned"), world_cfg=WCFG)
+    mentioned = eccv_build.build(world, replace(CFG, pm_caption_vector="mentioned"), world_cfg=WCFG)
     assert not mentioned["pm_positives"].equals(base)
 
 
@@ -336,7 +339,7 @@ def test_any_list_of_scorers_can_annotate(world, tables):
     def by_id(direction, query_ids, gallery_ids):
         return -np.abs(np.asarray(query_ids)[:, None] * 5 - np.asarray(gallery_ids)[None, :]).astype(float)
 
-    built = eccv.build(world, CFG, annotators=[eccv.MachineAnnotator("near_id", by_id)], world_cfg=WCFG)
+    built = eccv_build.build(world, CFG, annotators=[eccv_build.MachineAnnotator("near_id", by_id)], world_cfg=WCFG)
     ann = built["annotations"]
     assert set(ann["annotator"]) == {"near_id"}
     assert len(ann) == CFG.top_k * len(built["queries"])
@@ -350,7 +353,7 @@ def test_any_list_of_scorers_can_annotate(world, tables):
         return np.zeros((len(query_ids), 3))
 
     with pytest.raises(ValueError, match="annotator 'broken'.*shape"):
-        eccv.build(world, CFG, annotators=[eccv.MachineAnnotator("broken", wrong_shape)], world_cfg=WCFG)
+        eccv_build.build(world, CFG, annotators=[eccv_build.MachineAnnotator("broken", wrong_shape)], world_cfg=WCFG)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -358,7 +361,7 @@ def test_any_list_of_scorers_can_annotate(world, tables):
 
 
 def test_audit_matches_a_naive_recount(world, tables, lookups):
-    audit = eccv.audit(world, tables, CFG, world_cfg=WCFG)
+    audit = eccv_audit.audit(world, tables, CFG, world_cfg=WCFG)
     assert list(audit.columns) == ["row", "column", "value", "lo", "hi"]
     cell = audit.set_index(["row", "column"])
     scenes, structures, _ = lookups
@@ -391,8 +394,8 @@ def test_audit_matches_a_naive_recount(world, tables, lookups):
 
 
 def test_audit_reports_cxc_union_original_when_built_with_cxc(world, cxc_tables, tables):
-    with_cxc = eccv.audit(world, cxc_tables, CFG, world_cfg=WCFG)
-    without = eccv.audit(world, tables, CFG, world_cfg=WCFG)
+    with_cxc = eccv_audit.audit(world, cxc_tables, CFG, world_cfg=WCFG)
+    without = eccv_audit.audit(world, tables, CFG, world_cfg=WCFG)
     assert "CxC ∪ original" in set(with_cxc["row"]) and "CxC ∪ original" not in set(without["row"])
     cell = with_cxc.set_index(["row", "column"])["value"]
     assert cell[("CxC ∪ original", "t2i recall")] > cell[("Original (COCO)", "t2i recall")]
@@ -436,7 +439,7 @@ def _random_cache(tables, tmp_path, seed=0):
 
 def _oracle_cache(world, tables, tmp_path):
     """Images one-hot; a caption is its truth row over the images plus a bonus on its own image."""
-    data = eccv.split_data(world, "test", WCFG)
+    data = eccv_build.split_data(world, "test", WCFG)
     img, cap = _ids(tables)
     caption_emb = data.fits.astype(float)
     caption_emb[np.arange(len(cap)), data.image_rows(data.caption_image)] += 2.0
@@ -444,7 +447,7 @@ def _oracle_cache(world, tables, tmp_path):
 
 
 def test_scores_are_one_row_per_query_with_rankings(tables, tmp_path):
-    scores = eccv.score_dual(tables, _random_cache(tables, tmp_path))
+    scores = eccv_score.score_dual(tables, _random_cache(tables, tmp_path))
     assert (scores["direction"] == I2T).sum() == 160 and (scores["direction"] == T2I).sum() == 800
     assert scores["eccv_query"].sum() == len(tables["queries"])
     assert scores.loc[~scores["eccv_query"], "eccv_map_at_r"].isna().all()
@@ -456,7 +459,7 @@ def test_scores_are_one_row_per_query_with_rankings(tables, tmp_path):
 
 def test_per_query_metrics_match_a_naive_full_ranking(world, tables, tmp_path):
     cache = _random_cache(tables, tmp_path, seed=3)
-    scores = eccv.score_dual(tables, cache)
+    scores = eccv_score.score_dual(tables, cache)
     img, cap = _ids(tables)
     pos, pm = tables["positives"], tables["pm_positives"]
     for direction, q_kind, g_ids in ((I2T, "image", cap), (T2I, "caption", img)):
@@ -475,8 +478,8 @@ def test_per_query_metrics_match_a_naive_full_ranking(world, tables, tmp_path):
 
 
 def test_random_embeddings_score_near_chance(tables, tmp_path):
-    scores = eccv.score_dual(tables, _random_cache(tables, tmp_path, seed=1))
-    summary = eccv.summarize(scores, n_boot=200)
+    scores = eccv_score.score_dual(tables, _random_cache(tables, tmp_path, seed=1))
+    summary = eccv_score.summarize(scores, n_boot=200)
     m = summary["metrics"]
     for short, g in (("i2t", 800), ("t2i", 160)):
         sub = scores[scores["direction"] == (I2T if short == "i2t" else T2I)]
@@ -492,8 +495,9 @@ def test_random_embeddings_score_near_chance(tables, tmp_path):
 
 
 def test_truth_oracle_scores_well_above_chance(world, tables, tmp_path):
-    oracle = eccv.summarize(eccv.score_dual(tables, _oracle_cache(world, tables, tmp_path)), n_boot=200)["metrics"]
-    rand = eccv.summarize(eccv.score_dual(tables, _random_cache(tables, tmp_path)), n_boot=200)["metrics"]
+    oracle_cache = _oracle_cache(world, tables, tmp_path)
+    oracle = eccv_score.summarize(eccv_score.score_dual(tables, oracle_cache), n_boot=200)["metrics"]
+    rand = eccv_score.summarize(eccv_score.score_dual(tables, _random_cache(tables, tmp_path)), n_boot=200)["metrics"]
     assert oracle["original_r1_t2i"]["value"] == 100.0  # its own image always ranks first
     for name in ("eccv_map_at_r", "eccv_r_precision", "eccv_r1", "pmrp"):
         assert oracle[name]["lo"] > rand[name]["hi"], name
@@ -503,8 +507,8 @@ def test_truth_oracle_scores_well_above_chance(world, tables, tmp_path):
 
 
 def test_summarize_is_the_mean_of_directions_with_intervals(cxc_tables, tmp_path):
-    scores = eccv.score_dual(cxc_tables, _random_cache(cxc_tables, tmp_path))
-    summary = eccv.summarize(scores, n_boot=100, seed=4)
+    scores = eccv_score.score_dual(cxc_tables, _random_cache(cxc_tables, tmp_path))
+    summary = eccv_score.summarize(scores, n_boot=100, seed=4)
     json.dumps(summary)  # serialisable
     m = summary["metrics"]
     for name in ("eccv_map_at_r", "eccv_r_precision", "eccv_r1", "eccv_r5", "eccv_r10", "pmrp", "cxc_r1"):
@@ -512,6 +516,6 @@ def test_summarize_is_the_mean_of_directions_with_intervals(cxc_tables, tmp_path
         assert m[name]["lo"] <= m[name]["value"] <= m[name]["hi"]
         assert m[name]["n"] == m[f"{name}_i2t"]["n"] + m[f"{name}_t2i"]["n"]
     assert m["eccv_map_at_r_i2t"]["n"] == 40 and m["pmrp_t2i"]["n"] == 800
-    assert eccv.summarize(scores, n_boot=100, seed=4) == summary
-    no_cxc = eccv.summarize(scores.drop(columns=[c for c in scores.columns if c.startswith("cxc_")]), n_boot=50)
+    assert eccv_score.summarize(scores, n_boot=100, seed=4) == summary
+    no_cxc = eccv_score.summarize(scores.drop(columns=[c for c in scores.columns if c.startswith("cxc_")]), n_boot=50)
     assert "cxc_r1" not in no_cxc["metrics"]

@@ -12,8 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itmbench.papers.mcic import benchmark as mcic
-from itmbench.papers.mcic.benchmark import NgramCounts, sentence_bleu
+from itmbench.papers.mcic import audit as mcic_audit
+from itmbench.papers.mcic import build as mcic_build
+from itmbench.papers.mcic import canonical as mcic_canonical
+from itmbench.papers.mcic import score as mcic_score
+from itmbench.papers.mcic.build import NgramCounts, sentence_bleu
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
@@ -31,7 +34,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def tables(world):
-    return mcic.build(world, CFG)
+    return mcic_build.build(world, CFG)
 
 
 def _digest(tables: dict[str, pd.DataFrame]) -> str:
@@ -104,15 +107,15 @@ def test_vectorised_bleu_equals_naive(world, smoothing):
 
 
 def test_same_params_give_identical_tables(world, tables):
-    assert _digest(mcic.build(world, CFG)) == _digest(tables)
+    assert _digest(mcic_build.build(world, CFG)) == _digest(tables)
 
 
 _SUBPROCESS = """
 import hashlib
-from itmbench.papers.mcic import benchmark as mcic
+from itmbench.papers.mcic import build as mcic_build
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.world.generate import WorldConfig, generate_world
-tables = mcic.build(generate_world({world!r}), {cfg!r})
+tables = mcic_build.build(generate_world({world!r}), {cfg!r})
 h = hashlib.sha256()
 for name in sorted(tables):
     h.update(name.encode())
@@ -150,7 +153,7 @@ def test_instances_are_well_formed(world, tables):
 
 def test_true_caption_fits_its_image_by_truth(world, tables):
     ex = tables["examples"]
-    fits = mcic.option_fits(world, ex, CFG)
+    fits = mcic_audit.option_fits(world, ex, CFG)
     assert fits[np.arange(len(ex)), ex["answer_index"].to_numpy()].mean() >= 0.99
     assert fits.sum() < fits.size  # most decoys do not fit, else the benchmark would be meaningless
 
@@ -159,8 +162,8 @@ def _naive_algorithm_1(world, split, cfg):
     """Algorithm 1 written as loops over the same PV vectors: {target caption id: [decoy caption ids]}."""
     caps = world.caption_table.sort_values("caption_id")
     pool = caps[caps["split"] == cfg.splits[split]].reset_index(drop=True)
-    model = mcic.train_pv(caps.loc[caps["split"] == cfg.pv_train_split, "text"].tolist(), cfg)
-    vecs = mcic.infer_pv(model, pool["text"].tolist())
+    model = mcic_build.train_pv(caps.loc[caps["split"] == cfg.pv_train_split, "text"].tolist(), cfg)
+    vecs = mcic_build.infer_pv(model, pool["text"].tolist())
     cos = vecs @ vecs.T
     texts, images, ids = pool["text"].tolist(), pool["image_id"].tolist(), pool["caption_id"].tolist()
     out, dropped = {}, []
@@ -218,7 +221,7 @@ def test_answer_positions_table_and_shuffled_order(world, tables):
         counts = np.bincount(part["answer_index"], minlength=5)
         assert pos.loc[pos["split"] == split, "n"].tolist() == counts.tolist()
         assert pos.loc[pos["split"] == split, "share"].sum() == pytest.approx(1.0)
-    shuffled = mcic.build(
+    shuffled = mcic_build.build(
         world, make_config(MCICConfig, **{**CFG.__dict__, "option_order": "shuffled", "order_seed": 3})
     )
     a, b = tables["examples"], shuffled["examples"]
@@ -238,24 +241,24 @@ def test_items_cover_every_image_and_option(tables):
 
 
 def test_write_read_round_trip_and_errors(tables, tmp_path):
-    mcic.write(tables, tmp_path)
-    back = mcic.read(tmp_path)
+    mcic_canonical.write(tables, tmp_path)
+    back = mcic_canonical.read(tmp_path)
     assert _digest(back) == _digest(tables)
     decoys = pd.read_parquet(tmp_path / "decoys.parquet")
     decoys.drop(columns="bleu").to_parquet(tmp_path / "decoys.parquet")
     with pytest.raises(ValueError, match=r"decoys\.parquet: missing columns \['bleu'\]"):
-        mcic.read(tmp_path)
+        mcic_canonical.read(tmp_path)
     decoys.to_parquet(tmp_path / "decoys.parquet")
     (tmp_path / "items.parquet").unlink()  # an interrupted write: items.parquet, written last, is absent
     with pytest.raises(FileNotFoundError, match="items.parquet: missing"):
-        mcic.read(tmp_path)
+        mcic_canonical.read(tmp_path)
 
 
 # --- audit --------------------------------------------------------------------------------------
 
 
 def test_audit_equals_a_naive_recount(world, tables):
-    audit = mcic.audit(world, tables, CFG)
+    audit = mcic_audit.audit(world, tables, CFG)
     assert list(audit.columns) == ["row", "column", "value", "lo", "hi"]
     cell = audit.set_index(["row", "column"])
     scenes = world.scenes()
@@ -295,15 +298,17 @@ def test_simulated_raters_follow_truth_and_noise():
     fits = rng.random((n, 5)) < 0.3
     answer = rng.integers(0, 5, n)
     fits[np.arange(n), answer] = True
-    quiet = mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0)
+    quiet = mcic_audit.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0)
     assert np.take_along_axis(fits, quiet, axis=1).all()  # without noise a rater picks a fitting option
     only = fits.sum(axis=1) == 1
     assert (quiet[only] == answer[only, None]).all()
     expected = (1 / fits.sum(axis=1)).mean()  # uniform among fitting options
     assert (quiet == answer[:, None]).mean() == pytest.approx(expected, abs=0.02)
-    loud = mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=1.0), stream=0)
+    loud = mcic_audit.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=1.0), stream=0)
     assert (loud == answer[:, None]).mean() == pytest.approx(0.2, abs=0.02)
-    assert np.array_equal(quiet, mcic.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0))
+    assert np.array_equal(
+        quiet, mcic_audit.simulate_raters(fits, answer, make_config(MCICConfig, rater_noise=0.0), stream=0)
+    )
 
 
 # --- scoring ------------------------------------------------------------------------------------
@@ -336,9 +341,9 @@ def _cache(tmp_path: Path, tables, world, oracle: bool, dim: int = 32) -> Embedd
 
 
 def test_random_embeddings_score_near_chance(world, tables, tmp_path):
-    scores = mcic.score_dual(tables, _cache(tmp_path, tables, world, oracle=False))
+    scores = mcic_score.score_dual(tables, _cache(tmp_path, tables, world, oracle=False))
     assert len(scores) == len(tables["examples"])
-    summary = mcic.summarize(scores)
+    summary = mcic_score.summarize(scores)
     n = len(scores)
     acc = scores["correct"].mean()
     assert abs(acc - 0.2) < 4 * np.sqrt(0.16 / n)
@@ -350,21 +355,21 @@ def test_random_embeddings_score_near_chance(world, tables, tmp_path):
 
 
 def test_oracle_embeddings_score_far_above_chance(world, tables, tmp_path):
-    scores = mcic.score_dual(tables, _cache(tmp_path, tables, world, oracle=True))
-    summary = mcic.summarize(scores)
+    scores = mcic_score.score_dual(tables, _cache(tmp_path, tables, world, oracle=True))
+    summary = mcic_score.summarize(scores)
     for metric in summary["metrics"].values():
         assert metric["value"] > 90 and metric["lo"] > 80
     # scores recompute the metric: true option strictly above every decoy
-    s = scores[mcic.SCORE_COLUMNS].to_numpy()
+    s = scores[mcic_score.SCORE_COLUMNS].to_numpy()
     true = s[np.arange(len(s)), scores["answer_index"]]
     assert np.array_equal(scores["correct"], (s >= true[:, None]).sum(axis=1) == 1)
 
 
 def test_summarize_counts_a_tie_as_wrong():
     scores = pd.DataFrame(
-        {"split": ["dev", "dev"], "answer_index": [0, 1], **{c: [1.0, 0.5] for c in mcic.SCORE_COLUMNS}}
+        {"split": ["dev", "dev"], "answer_index": [0, 1], **{c: [1.0, 0.5] for c in mcic_score.SCORE_COLUMNS}}
     )
-    summary = mcic.summarize(scores)
+    summary = mcic_score.summarize(scores)
     assert summary["metrics"]["accuracy_dev"]["value"] == 0.0
     assert summary["ties_counted_wrong"]["dev"] == 2
 
@@ -372,4 +377,4 @@ def test_summarize_counts_a_tie_as_wrong():
 def test_audit_rejects_tables_from_another_world(tables):
     other = generate_world(make_config(WorldConfig, n_train=5, n_val=2, n_test=2))
     with pytest.raises(KeyError, match="not in the world"):
-        mcic.audit(other, tables, CFG)
+        mcic_audit.audit(other, tables, CFG)

@@ -7,10 +7,13 @@ import pandas as pd
 import pytest
 
 from itmbench.negatives.captions import SUBSETS
-from itmbench.papers.bivlc import benchmark as bivlc
+from itmbench.papers.bivlc import build as bivlc_build
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.registry import benchmark
-from itmbench.papers.sugarcrepe import benchmark as sc
+from itmbench.papers.sugarcrepe import audit as sc_audit
+from itmbench.papers.sugarcrepe import build as sc_build
+from itmbench.papers.sugarcrepe import canonical as sc_canonical
+from itmbench.papers.sugarcrepe import score as sc_score
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
@@ -30,7 +33,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def tables(world):
-    return sc.build(world, CFG)
+    return sc_build.build(world, CFG)
 
 
 # --- config ------------------------------------------------------------------------------------------
@@ -86,30 +89,30 @@ def test_every_negative_fails_the_truth_and_every_positive_fits(world, tables):
 
 
 def test_audit_confirms_the_truth(world, tables):
-    a = sc.audit(world, tables, CFG).set_index(["row", "column"])["value"]
+    a = sc_audit.audit(world, tables, CFG).set_index(["row", "column"])["value"]
     assert a[("overall", "positive caption fits the image (%)")] == 100.0
     assert a[("overall", "negative caption fits the image (%)")] == 0.0
     assert a[("overall", "instances")] == len(tables["instances"])
 
 
 def test_deterministic_by_seed_and_the_same_as_bivlc_step_0(world, tables):
-    again = sc.build(world, CFG)
+    again = sc_build.build(world, CFG)
     for name in tables:
         pd.testing.assert_frame_equal(tables[name], again[name])
-    other = sc.build(world, make_config(SugarCrepeConfig, seed=1))["instances"]
+    other = sc_build.build(world, make_config(SugarCrepeConfig, seed=1))["instances"]
     assert not other[["caption_id", "negative_caption"]].equals(tables["instances"][["caption_id", "negative_caption"]])
-    step0, _ = bivlc.sugarcrepe_instances(world, make_config(BiVLCConfig))
-    pd.testing.assert_frame_equal(step0[list(sc.INSTANCE_COLUMNS)], tables["instances"])
+    step0, _ = bivlc_build.sugarcrepe_instances(world, make_config(BiVLCConfig))
+    pd.testing.assert_frame_equal(step0[list(sc_canonical.INSTANCE_COLUMNS)], tables["instances"])
 
 
 def test_write_read_round_trip(tmp_path, tables):
-    sc.write(tables, tmp_path)
-    back = sc.read(tmp_path)
+    sc_canonical.write(tables, tmp_path)
+    back = sc_canonical.read(tmp_path)
     for name in ("instances", "edits", "stages", "items", "extra_captions"):
         pd.testing.assert_frame_equal(back[name], tables[name], check_dtype=False)
     assert np.load(tmp_path / "extra_items" / "images.npy").shape[0] == 0
     with pytest.raises(FileNotFoundError, match="sugarcrepe rule"):
-        sc.read(tmp_path / "nowhere")
+        sc_canonical.read(tmp_path / "nowhere")
 
 
 # --- metric ------------------------------------------------------------------------------------------
@@ -138,7 +141,7 @@ def test_metric_matches_a_naive_reference_on_a_worked_example():
         ("add_obj", 0.3, 0.2),  # right
     ]
     scores = pd.DataFrame(rows, columns=["subset", "s_pos", "s_neg"])
-    out = sc.summarize(scores, n_boot=200, seed=0)
+    out = sc_score.summarize(scores, n_boot=200, seed=0)
     m, ref = out["metrics"], _naive(rows)
     assert m["replace_obj"]["value"] == pytest.approx(100 / 3) == pytest.approx(ref["replace_obj"])
     assert m["swap_att"]["value"] == 100.0 and m["add_obj"]["value"] == 75.0
@@ -150,18 +153,18 @@ def test_metric_matches_a_naive_reference_on_a_worked_example():
     assert out["chance"] == 50.0 and out["n_instances"] == 8 and out["ties_count_as_wrong"]
     # the same instances as correct flags give the same numbers (the released files' path)
     flags = scores.assign(correct=scores["s_pos"] > scores["s_neg"])[["subset", "correct"]]
-    assert sc.summarize(flags, n_boot=200, seed=0)["metrics"] == m
+    assert sc_score.summarize(flags, n_boot=200, seed=0)["metrics"] == m
 
 
 def test_metric_interval_of_the_mean_is_seeded_and_stratified():
     rng = np.random.default_rng(3)
     subset = np.repeat(SUBSETS, 40)
     scores = pd.DataFrame({"subset": subset, "correct": rng.random(len(subset)) < 0.7})
-    a = sc.summarize(scores, n_boot=300, seed=5)["metrics"]["mean_over_subtypes"]
-    b = sc.summarize(scores, n_boot=300, seed=5)["metrics"]["mean_over_subtypes"]
+    a = sc_score.summarize(scores, n_boot=300, seed=5)["metrics"]["mean_over_subtypes"]
+    b = sc_score.summarize(scores, n_boot=300, seed=5)["metrics"]["mean_over_subtypes"]
     assert a == b and a["lo"] < a["value"] < a["hi"]
     with pytest.raises(ValueError, match="unknown subsets"):
-        sc.summarize(pd.DataFrame({"subset": ["swap_rel"], "correct": [True]}))
+        sc_score.summarize(pd.DataFrame({"subset": ["swap_rel"], "correct": [True]}))
 
 
 # --- scoring -----------------------------------------------------------------------------------------
@@ -179,12 +182,12 @@ def test_score_dual_from_an_embedding_cache(tmp_path, tables):
         "caption_emb": rng.normal(size=(len(captions), 8)).astype(np.float32),
     }
     write_embeddings(tmp_path / "e.npz", emb)
-    scores = sc.score_dual(tables, EmbeddingCache([tmp_path / "e.npz"]))
-    assert list(scores.columns) == list(sc.SCORE_COLUMNS) and len(scores) == len(tables["instances"])
+    scores = sc_score.score_dual(tables, EmbeddingCache([tmp_path / "e.npz"]))
+    assert list(scores.columns) == list(sc_score.SCORE_COLUMNS) and len(scores) == len(tables["instances"])
     assert (scores["correct"] == (scores["s_pos"] > scores["s_neg"])).all()
-    pairs = sc.pairs_needed(tables)
+    pairs = sc_score.pairs_needed(tables)
     assert len(pairs) <= 2 * len(tables["instances"])
-    summary = sc.summarize(scores)
+    summary = sc_score.summarize(scores)
     assert 0 <= summary["metrics"]["pooled"]["value"] <= 100
 
 
@@ -198,10 +201,10 @@ def test_a_cross_scorers_pair_scores_give_the_same_table_as_the_dot_products(tmp
     emb |= {f"{k}_emb": rng.normal(size=(len(v), 4)).astype(np.float32) for k, v in ids.items()}
     write_embeddings(tmp_path / "e.npz", emb)
     cache = EmbeddingCache([tmp_path / "e.npz"])
-    dual = sc.score_dual(tables, cache)
-    pairs = sc.pairs_needed(tables)
+    dual = sc_score.score_dual(tables, cache)
+    pairs = sc_score.pairs_needed(tables)
     c = cache.get("caption", pairs["caption_id"].to_numpy()).astype(np.float64)
     i = cache.get("image", pairs["image_id"].to_numpy()).astype(np.float64)
     write_pair_scores(tmp_path / "p.parquet", pairs, (c * i).sum(axis=1))
-    crossed = sc.score_pairs(tables, PairScores([tmp_path / "p.parquet"]))
+    crossed = sc_score.score_pairs(tables, PairScores([tmp_path / "p.parquet"]))
     pd.testing.assert_frame_equal(crossed, dual)

@@ -13,7 +13,8 @@ import pytest
 
 from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.published import load_published, published_value
-from itmbench.papers.sugarcrepe import benchmark as sc
+from itmbench.papers.sugarcrepe import canonical as sc_canonical
+from itmbench.papers.sugarcrepe import score as sc_score
 from itmbench.papers.sugarcrepe.released import load_gpt4v_answers, load_sugarcrepe
 
 SUGARCREPE = "raw.githubusercontent.com/RAIVNLab/sugar-crepe/main"
@@ -36,8 +37,8 @@ def released(mirror_dir: Path) -> pd.DataFrame:
 
 
 def test_released_files_give_the_canonical_instances_table(released):
-    inst = sc.from_released(released)["instances"]
-    world_columns = [c for c in sc.INSTANCE_COLUMNS if c not in sc.WORLD_ONLY_COLUMNS["instances"]]
+    inst = sc_canonical.from_released(released)["instances"]
+    world_columns = [c for c in sc_canonical.INSTANCE_COLUMNS if c not in sc_canonical.WORLD_ONLY_COLUMNS["instances"]]
     assert list(inst.columns) == world_columns  # the world's columns, less the world-only ones
     # the released swap_obj.json lacks key 108, which BiVLC's copy and GPT-4V's answers have: 7,511, not 7,512
     assert inst["subset"].value_counts().to_dict() == {**TABLE1_COUNTS, "swap_obj": 245}
@@ -52,7 +53,7 @@ def test_gpt4v_answers_through_the_papers_scorer_give_the_published_92_19(mirror
     answers = load_gpt4v_answers(mirror_dir / SUGARCREPE / "gpt-4v-results")
     pooled = {}
     for order in ("positive-first", "negative-first"):
-        summary = sc.summarize(sc.gpt4v_correct(answers, order), n_boot=100)
+        summary = sc_score.summarize(sc_score.gpt4v_correct(answers, order), n_boot=100)
         metrics = summary["metrics"]
         assert summary["n_instances"] == 7512 and set(SUBSETS) <= set(metrics)
         pooled[order] = metrics["pooled"]["value"]
@@ -79,7 +80,8 @@ def test_released_clip_correctness_gives_the_published_sugarcrepe_column(mirror_
     from itmbench.papers.bivlc.released import read_sugarcrepe_correct
 
     correct = read_sugarcrepe_correct(mirror_dir / BIVLC_RESULTS / "SUGARCREPE_CORRECT_ViT-B-32.csv")
-    metrics = sc.summarize(correct.assign(subset=correct["type"] + "_" + correct["subtype"]), n_boot=100)["metrics"]
+    by_subset = correct.assign(subset=correct["type"] + "_" + correct["subtype"])
+    metrics = sc_score.summarize(by_subset, n_boot=100)["metrics"]
     assert round(metrics["pooled"]["value"], 2) == published_value("sugarcrepe", "BiVLC Table 3", "CLIP", "SugarCrepe")
     assert round(metrics["mean_over_subtypes"]["value"], 2) == 73.08  # what the pooled column does not show
 

@@ -1,5 +1,5 @@
 # Input functions of the negative generators (workflow/rules/negatives.smk) and the trainings they feed.
-from itmbench.papers.bivlc.benchmark import DIFFUSION_ONLY_KEYS, NOT_GENERATION_KEYS
+from itmbench.papers.bivlc.build import DIFFUSION_ONLY_KEYS, NOT_GENERATION_KEYS
 
 BIVLC_GENERATOR = config["bivlc"]["generator"]
 GENERATOR_MODELS = f"{RESULTS}/models"

@@ -22,7 +22,7 @@ from itmbench.sources.coco_benchmarks import (
 
 def from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
     """BISON's annotations with every image and caption id checked against the COCO items."""
-    from itmbench.papers.bison import benchmark as bison
+    from itmbench.papers.bison import canonical as bison
     from itmbench.papers.bison.released import ANNOTATION_SCHEMA, read_bison_annotations
 
     path = released_path("bison_annotations", raw_dir)

@@ -46,7 +46,7 @@ def _image_bytes(value: Any, file: Any, where: str) -> bytes:
 
 def from_released(raw_dir: str | Path, items: CocoItems, cfg: BivlcCocoConfig) -> Released:
     """SugarCrepe (BiVLC's copy) on COCO images and BiVLC's instances with their own images, as added items."""
-    from itmbench.papers.bivlc import benchmark as bivlc
+    from itmbench.papers.bivlc import canonical as bivlc
     from itmbench.papers.bivlc.released import read_bivlc_table, read_sugarcrepe_csv
 
     added = AddedItems(cfg.id_offset)

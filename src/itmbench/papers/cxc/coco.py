@@ -49,7 +49,7 @@ class CxcCocoConfig:
 
 def from_released(raw_dir: str | Path, items: CocoItems, cfg: CxcCocoConfig) -> Released:
     """CxC's rated pairs with COCO ids, its positives, the original pairs and the scored split's gallery."""
-    from itmbench.papers.cxc import benchmark as cxc
+    from itmbench.papers.cxc import canonical as cxc
     from itmbench.papers.cxc.released import ITEM_COLUMNS, SPLITS, TASKS, CxcThresholds, pairs_from_raw, read_cxc_csv
 
     thresholds = CxcThresholds(sts=cfg.threshold_sts, sis=cfg.threshold_sis, sits=cfg.threshold_sits)

@@ -24,7 +24,7 @@ from itmbench.sources.coco_benchmarks import (
 
 def from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Released:
     """ECCV Caption's packaged positives over the 5k/25k COCO test gallery of coco_test_ids.npy."""
-    from itmbench.papers.eccv import benchmark as eccv
+    from itmbench.papers.eccv import canonical as eccv
     from itmbench.papers.eccv.released import DIRECTIONS, SOURCES, read_association_json
 
     caption_ids, ids_path = gallery_captions(items, "test", "coco_test_ids", raw_dir)

@@ -36,7 +36,7 @@ class McicCocoConfig:
 
 def from_released(raw_dir: str | Path, items: CocoItems, cfg: McicCocoConfig) -> Released:
     """MCIC examples of the released splits; images -> COCO ids, option texts -> added captions."""
-    from itmbench.papers.mcic import benchmark as mcic
+    from itmbench.papers.mcic import canonical as mcic
     from itmbench.papers.mcic.released import read_mcic_txt
 
     added = AddedItems(cfg.id_offset)

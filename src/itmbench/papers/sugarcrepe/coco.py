@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.negatives.captions import SUBSETS
-from itmbench.papers.sugarcrepe import benchmark
+from itmbench.papers.sugarcrepe import canonical
 from itmbench.papers.sugarcrepe.released import read_sugarcrepe_json
 from itmbench.sources.coco_benchmarks import AddedItems, CocoItems, Released, items_table, released_path
 
@@ -49,7 +49,7 @@ def from_released(raw_dir: str | Path, items: CocoItems, cfg: SugarCrepeCocoConf
         keys = frame["id"].to_numpy()
         items.require_image_ids(frame["image_id"].to_numpy(), path, lambda i, keys=keys: f"key {keys[i]!r}")
         frames.append(frame)
-    instances = benchmark.from_released(pd.concat(frames, ignore_index=True))["instances"]
+    instances = canonical.from_released(pd.concat(frames, ignore_index=True))["instances"]
     instances["caption_id"] = np.array([added.caption(t, "test") for t in instances["caption"]], dtype=np.int64)
     instances["negative_caption_id"] = np.array(
         [added.caption(t, "test") for t in instances["negative_caption"]], dtype=np.int64

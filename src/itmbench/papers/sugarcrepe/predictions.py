@@ -143,9 +143,9 @@ def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, l
 
 
 def sugarcrepe_paper_metrics(answers: pd.DataFrame, options: ScoreOptions) -> dict[str, Any]:
-    """Per answer order, the SugarCrepe paper's metrics (`papers.sugarcrepe.benchmark.summarize`: accuracy
+    """Per answer order, the SugarCrepe paper's metrics (`papers.sugarcrepe.score.summarize`: accuracy
     per subtype, the mean over subtypes, the pooled accuracy), the scorer of the world's SugarCrepe."""
-    from itmbench.papers.sugarcrepe.benchmark import gpt4v_correct, summarize
+    from itmbench.papers.sugarcrepe.score import gpt4v_correct, summarize
 
     return {
         order: summarize(gpt4v_correct(answers, order), options.n_boot, options.seed, options.confidence)["metrics"]

@@ -1,4 +1,4 @@
-"""BISON in the world: binary image selection built by the paper's three-stage procedure.
+"""BISON in the world: binary image selection built by the paper's three-stage procedure (`build`).
 
 Hu, Misra, van der Maaten, "Evaluating Text-to-Image Matching using Binary Image Selection".
 One instance is a caption (query) and two similar images; the model must pick the image the
@@ -14,12 +14,7 @@ caption describes. Construction on one split of the world (the analogue of COCO 
    positive / negative / both / neither (by the world's truth); the triple is kept only if every
    verifier picks the positive image.
 
-Canonical tables (the columns of `itmbench.papers.bison.released`, so scoring is shared with the
-released file): `annotations` with bison_id, caption_id, image_id_0, image_filename_0,
-image_id_1, image_filename_1, true_image_id, true_index, false_image_id (plus the world-only
-column caption_fits_false); `items` (kind, item_id); construction tables `pairs` (one row per
-stage-1 pair with every stage's outcome) and `stages` (stage, count, published_count:
-67,564 -> 61,861 -> 54,253 on COCO).
+The tables it makes are those of `itmbench.papers.bison.canonical`.
 
 Decisions where the paper is silent (each a `BisonConfig` field with this default):
 - pairing = "both": every unordered nearest-neighbour pair {i, nn(i)} is posed both ways (each
@@ -51,28 +46,20 @@ Decisions where the paper is silent (each a `BisonConfig` field with this defaul
 - The world's relation margin and max_objects come from the WorldConfig passed as `world_cfg`
   (the defaults of WorldConfig otherwise); build checks that every caption of the split fits its
   own image under that margin, which catches a mismatched margin.
-
-Scoring: s(q, I) is the dot product of the cached unit embeddings; an instance is correct if
-s(q, I_true) > s(q, I_false) strictly (a tie counts as wrong). Accuracy with a Wilson interval.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet
-from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
-from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.papers.bison.canonical import ITEM_COLUMNS, NONE_CHOICE, PAIR_COLUMNS, STAGE_COLUMNS
 from itmbench.papers.bison.config import BisonConfig
-from itmbench.papers.bison.released import ANNOTATION_SCHEMA, PREDICTION_SCHEMA
+from itmbench.papers.bison.released import ANNOTATION_SCHEMA
 from itmbench.params import make_config
-from itmbench.scoring.embed import EmbeddingCache
-from itmbench.scoring.pairs import PairScores, pair_frame
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import Scene
@@ -84,43 +71,12 @@ PUBLISHED_STAGE_COUNTS: dict[str, int] = {
     "3: verified triples": 54_253,
 }
 STAGE_NAMES = tuple(PUBLISHED_STAGE_COUNTS)
-PUBLISHED_SPLIT_IMAGES = 40_504  # COCO val2014 (Table 2)
-PUBLISHED_BISON_IMAGES = 38_680  # images with a BISON example (Table 2, about 95.5%)
-PUBLISHED_BISON_CAPTIONS = 45_218  # unique queries (Table 2)
 VERIFIER_ANSWERS = ("positive", "negative", "both", "neither")
-NONE_CHOICE = -1  # stage-2 answer "none of the above"
 IMAGE_FILENAME = "world_{image_id}.png"
 # A caption is generated on exact positions and judged on the scene JSON (positions to 4 decimals),
 # so a relation at the margin can flip (1 of 13,750 captions in the default world). More than this
 # share of misfits means the margin is not the world's.
 MAX_OWN_MISFIT = 0.01
-
-PAIR_COLUMNS: dict[str, str] = {
-    "pair_id": "int64",
-    "positive_image_id": "int64",
-    "negative_image_id": "int64",
-    "cosine": "float64",
-    "mutual": "bool",
-    "n_discriminative": "int64",
-    "chosen_caption_id": "int64",
-    "annotator_correct": "bool",
-    "caption_fits_negative": "bool",
-    "verifier_answers": "string",
-    "accepted": "bool",
-}
-STAGE_COLUMNS: dict[str, str] = {"stage": "string", "count": "int64", "published_count": "int64"}
-ITEM_COLUMNS: dict[str, str] = {"kind": "string", "item_id": "int64"}
-REQUIRED_COLUMNS: dict[str, list[str]] = {
-    "annotations": list(ANNOTATION_SCHEMA),
-    "pairs": list(PAIR_COLUMNS),
-    "stages": list(STAGE_COLUMNS),
-    "items": list(ITEM_COLUMNS),
-}
-# Tables score_dual and summarize need; the others record the world's construction (absent when the
-# benchmark comes from the released files: the coco source).
-SCORING_TABLES = ("annotations", "items")
-CONSTRUCTION_TABLES = ("pairs", "stages")
-SCORE_COLUMNS = ["bison_id", "caption_id", "true_image_id", "false_image_id", "score_true", "score_false", "correct"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -378,236 +334,6 @@ def _items(annotations: pd.DataFrame) -> pd.DataFrame:
             "item_id": np.concatenate([captions, images]).astype(np.int64),
         }
     ).astype(ITEM_COLUMNS)
-
-
-# ----------------------------------------------------------------------------------------------
-# Files
-
-
-def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
-    """Write every table as <name>.parquet atomically; items.parquet last (it marks completion)."""
-    missing = [name for name in SCORING_TABLES if name not in tables]
-    if missing:
-        raise ValueError(f"bison.write: missing tables {missing}; expected at least {list(SCORING_TABLES)}")
-    out = Path(out_dir)
-    for name in sorted(tables):
-        if name != "items":
-            write_parquet(out / f"{name}.parquet", tables[name])
-    write_parquet(out / "items.parquet", tables["items"])
-
-
-def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
-    """Read the tables written by `write`, checking their required columns (construction tables when present)."""
-    d = Path(out_dir)
-    tables: dict[str, pd.DataFrame] = {}
-    for name, cols in REQUIRED_COLUMNS.items():
-        path = d / f"{name}.parquet"
-        if name in CONSTRUCTION_TABLES and not path.exists():
-            continue  # construction tables exist only for a benchmark built in the world
-        tables[name] = read_parquet_checked(path, cols, f"the BISON table {name!r} (run the bison rule)")
-    return tables
-
-
-# ----------------------------------------------------------------------------------------------
-# Audit: what only the world can tell
-
-
-def _rate_row(row: str, column: str, k: int, n: int, percent: bool = True) -> dict[str, Any]:
-    scale = 100.0 if percent else 1.0
-    lo, hi = wilson_interval(k, n)
-    value = k / n if n else float("nan")
-    return {"row": row, "column": column, "value": scale * value, "lo": scale * lo, "hi": scale * hi}
-
-
-def _fixed_row(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
-
-
-def audit(
-    world: World, tables: dict[str, pd.DataFrame], cfg: BisonConfig, *, world_cfg: WorldConfig | None = None
-) -> pd.DataFrame:
-    """Stage survivor rates and the share of triples whose query also fits the negative, by the world's truth.
-
-    Long form (row, column, value, lo, hi); column 'world' (Wilson intervals on rates, in %) and
-    'published' (the paper's counts and conversion rates, no interval). The leak share is
-    recomputed from the scene graphs, not read from the world-only columns of the tables.
-    """
-    margin, max_objects = _world_truth_params(world, world_cfg)
-    image_ids, captions, fits = _split_truth(world, cfg.split, margin, max_objects)
-    col = {int(i): c for c, i in enumerate(image_ids)}
-    row_of = {int(c): r for r, c in enumerate(captions["caption_id"].to_numpy())}
-    pairs, ann = tables["pairs"], tables["annotations"]
-
-    def fits_false(caption_ids: np.ndarray, false_ids: np.ndarray) -> np.ndarray:
-        try:
-            return np.array(
-                [bool(fits[row_of[int(c)], col[int(i)]]) for c, i in zip(caption_ids, false_ids)], dtype=bool
-            )
-        except KeyError as err:
-            raise ValueError(f"bison audit: id {err.args[0]} is not in the world's {cfg.split!r} split") from err
-
-    n1 = len(pairs)
-    queried = pairs[pairs["chosen_caption_id"] != NONE_CHOICE]
-    n2, n3 = len(queried), len(ann)
-    leak2 = fits_false(queried["chosen_caption_id"].to_numpy(), queried["negative_image_id"].to_numpy())
-    leak3 = fits_false(ann["caption_id"].to_numpy(), ann["false_image_id"].to_numpy())
-    has_disc = pairs["n_discriminative"].to_numpy() > 0
-    valid2 = ~leak2
-    accepted_valid = int(queried["accepted"].to_numpy()[valid2].sum())
-    p1, p2, p3 = PUBLISHED_STAGE_COUNTS.values()
-    n_images = len(np.unique(ann[["image_id_0", "image_id_1"]].to_numpy()))
-    rows = [
-        _fixed_row("stage 1: image pairs", "world", n1),
-        _fixed_row("stage 1: image pairs", "published", p1),
-        _fixed_row("stage 2: query triples", "world", n2),
-        _fixed_row("stage 2: query triples", "published", p2),
-        _fixed_row("stage 3: verified triples", "world", n3),
-        _fixed_row("stage 3: verified triples", "published", p3),
-        _rate_row("stage 2 survivor rate (%)", "world", n2, n1),
-        _fixed_row("stage 2 survivor rate (%)", "published", 100.0 * p2 / p1),
-        _rate_row("stage 3 survivor rate (%)", "world", n3, n2),
-        _fixed_row("stage 3 survivor rate (%)", "published", 100.0 * p3 / p2),
-        _rate_row("overall survivor rate (%)", "world", n3, n1),
-        _fixed_row("overall survivor rate (%)", "published", 100.0 * p3 / p1),
-        _rate_row("pairs with a discriminative caption (%)", "world", int(has_disc.sum()), n1),
-        _rate_row("stage-2 queries that also fit the negative (%)", "world", int(leak2.sum()), n2),
-        _rate_row("BISON queries that also fit the negative (%)", "world", int(leak3.sum()), n3),
-        _rate_row(
-            "valid triples dropped by verification (%)", "world", int(valid2.sum()) - accepted_valid, int(valid2.sum())
-        ),
-        _fixed_row("images in the split", "world", len(image_ids)),
-        _fixed_row("images in the split", "published", PUBLISHED_SPLIT_IMAGES),
-        _rate_row("images in BISON (% of the split)", "world", n_images, len(image_ids)),
-        _fixed_row(
-            "images in BISON (% of the split)", "published", 100.0 * PUBLISHED_BISON_IMAGES / PUBLISHED_SPLIT_IMAGES
-        ),
-        _fixed_row("unique captions", "world", int(ann["caption_id"].nunique())),
-        _fixed_row("unique captions", "published", PUBLISHED_BISON_CAPTIONS),
-    ]
-    return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])
-
-
-# ----------------------------------------------------------------------------------------------
-# Scoring
-
-
-def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.DataFrame:
-    """Per-instance dual-encoder scores s(q, I_true), s(q, I_false) from the cache; correct is strict '>'."""
-    ann = tables["annotations"]
-    q = cache.get("caption", ann["caption_id"].to_numpy()).astype(np.float32, copy=False)
-    it = cache.get("image", ann["true_image_id"].to_numpy()).astype(np.float32, copy=False)
-    ifalse = cache.get("image", ann["false_image_id"].to_numpy()).astype(np.float32, copy=False)
-    s_true = (q * it).sum(axis=1).astype(np.float64)
-    s_false = (q * ifalse).sum(axis=1).astype(np.float64)
-    return _score_frame(ann, s_true, s_false)
-
-
-def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The (caption_id, image_id) pairs a cross scorer must score: the query with each of its 2 images."""
-    ann = tables["annotations"]
-    q = ann["caption_id"].to_numpy(np.int64)
-    return pair_frame(
-        np.concatenate([q, q]), np.concatenate([ann["true_image_id"].to_numpy(), ann["false_image_id"].to_numpy()])
-    )
-
-
-def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores) -> pd.DataFrame:
-    """The per-instance table of `score_dual`, from a cross scorer's pair scores."""
-    ann = tables["annotations"]
-    q = ann["caption_id"].to_numpy(np.int64)
-    s_true = pairs.get(q, ann["true_image_id"].to_numpy())
-    return _score_frame(ann, s_true, pairs.get(q, ann["false_image_id"].to_numpy()))
-
-
-def _score_frame(ann: pd.DataFrame, s_true: np.ndarray, s_false: np.ndarray) -> pd.DataFrame:
-    """One row per instance: its two scores and whether the true image scores strictly higher."""
-    correct = bison_accuracy(s_true, s_false).correct
-    return pd.DataFrame(
-        {
-            "bison_id": ann["bison_id"].to_numpy(dtype=np.int64),
-            "caption_id": ann["caption_id"].to_numpy(dtype=np.int64),
-            "true_image_id": ann["true_image_id"].to_numpy(dtype=np.int64),
-            "false_image_id": ann["false_image_id"].to_numpy(dtype=np.int64),
-            "score_true": s_true,
-            "score_false": s_false,
-            "correct": correct,
-        }
-    )
-
-
-def score_predictions(tables: dict[str, pd.DataFrame], predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per-instance correctness of released-format predictions (bison_id, predicted_image_id).
-
-    Every annotation needs exactly one prediction, naming one of its two candidates; anything else
-    raises, naming the bison_id.
-    """
-    missing_cols = [c for c in PREDICTION_SCHEMA if c not in predictions.columns]
-    if missing_cols:
-        raise ValueError(f"BISON predictions: missing columns {missing_cols}; expected {list(PREDICTION_SCHEMA)}")
-    ann = tables["annotations"]
-    dup = predictions["bison_id"][predictions["bison_id"].duplicated()]
-    if len(dup):
-        raise ValueError(f"BISON predictions: bison_id {int(dup.iloc[0])} predicted more than once")
-    unknown = sorted(set(predictions["bison_id"].astype("int64")) - set(ann["bison_id"]))
-    if unknown:
-        raise ValueError(f"BISON predictions: bison_id {unknown[0]} is not in the annotations ({len(unknown)} unknown)")
-    merged = ann.merge(predictions[list(PREDICTION_SCHEMA)].astype(PREDICTION_SCHEMA), on="bison_id", how="left")
-    absent = merged["predicted_image_id"].isna()
-    if absent.any():
-        raise ValueError(
-            f"BISON predictions: no prediction for bison_id {int(merged.loc[absent, 'bison_id'].iloc[0])} "
-            f"({int(absent.sum())} missing); expected one per annotation"
-        )
-    pred = merged["predicted_image_id"].to_numpy(dtype=np.int64)
-    off = (pred != merged["image_id_0"].to_numpy()) & (pred != merged["image_id_1"].to_numpy())
-    if off.any():
-        i = int(np.flatnonzero(off)[0])
-        raise ValueError(
-            f"BISON predictions: bison_id {int(merged['bison_id'].iloc[i])} predicts image {int(pred[i])}; "
-            f"expected one of {int(merged['image_id_0'].iloc[i])}, {int(merged['image_id_1'].iloc[i])}"
-        )
-    return pd.DataFrame(
-        {
-            "bison_id": merged["bison_id"].to_numpy(dtype=np.int64),
-            "caption_id": merged["caption_id"].to_numpy(dtype=np.int64),
-            "true_image_id": merged["true_image_id"].to_numpy(dtype=np.int64),
-            "predicted_image_id": pred,
-            "correct": pred == merged["true_image_id"].to_numpy(),
-        }
-    )
-
-
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
-    """BISON accuracy (%) with a Wilson interval; from scores (strict '>', ties wrong) or from `correct`."""
-    if {"score_true", "score_false"} <= set(scores.columns):
-        acc = bison_accuracy(scores["score_true"].to_numpy(), scores["score_false"].to_numpy(), confidence)
-        margin = (scores["score_true"] - scores["score_false"]).to_numpy(dtype=np.float64)
-        ties = int((margin == 0).sum())
-    elif "correct" in scores.columns:
-        acc = accuracy_from_correct(scores["correct"].to_numpy(), confidence)
-        margin, ties = None, None
-    else:
-        raise ValueError("BISON scores: expected columns score_true and score_false, or correct")
-    out: dict[str, Any] = {
-        "metrics": {
-            "bison": {"value": acc.percent, "lo": acc.ci_percent[0], "hi": acc.ci_percent[1], "n": acc.n},
-        },
-        "n_correct": acc.successes,
-        "chance": 50.0,
-        "interval": "wilson",
-        "confidence": confidence,
-        "ties_count_as_wrong": True,
-    }
-    if margin is not None:
-        lo, hi = bootstrap_interval(margin, np.mean, n_boot=n_boot, seed=seed, confidence=confidence)
-        out["ties"] = ties
-        out["mean_score_margin"] = {
-            "value": float(margin.mean()) if len(margin) else float("nan"),
-            "lo": lo,
-            "hi": hi,
-            "n": int(len(margin)),
-        }
-    return out
 
 
 def config_dict(cfg: BisonConfig) -> dict[str, Any]:

@@ -23,16 +23,6 @@ Construction, following the paper (section 3), on the world's test split (the Ka
    positives and the original COCO pairs of each query. Directions are kept apart, as in the
    released files: a pair verified for an image query is not a positive of a caption query.
 
-Positives table (canonical columns of papers/eccv/released.py: source, direction, image_id, caption_id):
-- source 'eccv': the final ECCV Caption positives of the ECCV queries (as the package's eccv_*.json,
-  which hold the CxC and original pairs of those queries too);
-- source 'cxc': CxC positives union the original pairs, for every query of the split (the package's
-  cxc_*.json hold the original pairs too); present only when build gets `cxc_positives`
-  (image_id, caption_id pairs with SITS >= 3 from the CxC benchmark, or the CxC module's positives
-  table, whose 'sits' rows are used; pairs outside the split are dropped, ids unknown to the world
-  raise). With cxc_positives=None, ECCV = human-verified ∪ original;
-- source 'original': the COCO pairs (each caption and its own image), for every query of the split.
-
 Plausible match (PM, Chun et al. 2021): the paper defines an item's vector as the instance classes of
 the image, and a caption's as those of its image ("the image corresponding to the query caption").
 Decisions: classes = shapes; pm_vector = 'set' (y in {0,1}^5, the paper's binary vectors) or
@@ -42,16 +32,11 @@ vectors differ in at most pm_zeta positions (L1 distance for multisets); pm_zeta
 PM positives are listed for every query of the split (PMRP is a COCO 5K metric in Table 4); PMRP is
 R-Precision with R -> min(R, pm_r_cap = 50), and the capped depth is stored per query in pm_vectors.
 
-Scoring (dual encoder): every item of the split is a query; its top-K gallery ids by dot product
-(scoring.retrieval.top_k, ties by lower gallery position, K = the largest positive count or PM depth
-needed, at least 10) give per-query R@1/5/10, R-Precision and mAP@R on the ECCV positives (ECCV
-queries only), R@K on the original and CxC positives (all queries: COCO 5K and CxC R@K), and PMRP.
-summarize reports each per direction and as the mean of i2t and t2i, x100 as the paper prints them,
-with percentile-bootstrap intervals over queries (each direction resampled on its own).
-
 The world's relation margin and max_objects come from the WorldConfig passed as `world_cfg` to
 build and audit (WorldConfig's defaults otherwise); build checks that the split's captions fit their
 own images under that margin, which catches a mismatched margin.
+
+The tables it makes are those of `itmbench.papers.eccv.canonical`.
 """
 
 from __future__ import annotations
@@ -61,30 +46,33 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
-from itmbench.metrics.intervals import wilson_interval
-from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.papers.eccv.canonical import (
+    ANNOTATION_COLUMNS,
+    GALLERY_KIND,
+    I2T,
+    ITEM_COLUMNS,
+    PM_POSITIVE_COLUMNS,
+    PM_VECTOR_COLUMNS,
+    QUERY_COLUMNS,
+    QUERY_KIND,
+    STAGE_COLUMNS,
+    T2I,
+    _sort_positives,
+)
 from itmbench.papers.eccv.config import ANSWERS, WORLD_ANNOTATORS, EccvConfig
-from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES
+from itmbench.papers.eccv.released import DIRECTIONS
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache
-from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
-from itmbench.scoring.retrieval import top_k
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
 from itmbench.world.truth import truth_matrix
 
-I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
-SHORT = {I2T: "i2t", T2I: "t2i"}
-QUERY_KIND = {I2T: "image", T2I: "caption"}
-GALLERY_KIND = {I2T: "caption", T2I: "image"}
 CLAIM_KINDS: tuple[str, ...] = ("shape", "colour", "size", "count", "relation")
 BOW_STOPWORDS = frozenset(
     {"a", "an", "the", "is", "are", "there", "picture", "image", "with", "showing", "plain", "background", "together"}
@@ -110,48 +98,6 @@ class MachineAnnotator:
 
     name: str
     score: Scorer
-
-
-POSITIVE_COLUMNS = list(SCHEMA)
-ITEM_COLUMNS = {"kind": "string", "item_id": "int64"}
-QUERY_COLUMNS = {"direction": "string", "query_id": "int64"}
-ANNOTATION_COLUMNS = {
-    "direction": "string",
-    "query_id": "int64",
-    "candidate_id": "int64",
-    "image_id": "int64",
-    "caption_id": "int64",
-    "annotator": "string",
-    "proposal_rank": "int64",
-    "answer": "string",
-    "n_violated": "int64",
-    "fits": "bool",
-}
-PM_VECTOR_COLUMNS = {
-    "kind": "string",
-    "item_id": "int64",
-    "pm_vector": "string",
-    "n_pm_positives": "int64",
-    "pm_depth": "int64",
-}
-PM_POSITIVE_COLUMNS = {"direction": "string", "image_id": "int64", "caption_id": "int64"}
-STAGE_COLUMNS = {"direction": "string", "stage": "string", "n": "int64"}
-REQUIRED_COLUMNS: dict[str, list[str]] = {
-    "positives": POSITIVE_COLUMNS,
-    "queries": list(QUERY_COLUMNS),
-    "annotations": list(ANNOTATION_COLUMNS),
-    "pm_vectors": list(PM_VECTOR_COLUMNS),
-    "pm_positives": list(PM_POSITIVE_COLUMNS),
-    "stages": list(STAGE_COLUMNS),
-    "items": list(ITEM_COLUMNS),
-}
-TABLE_ORDER = ("positives", "queries", "annotations", "pm_vectors", "pm_positives", "stages", "items")
-# Tables that only the world's construction has (absent when the benchmark comes from the released
-# files: the coco source), and the plausible-match tables, without which PMRP is skipped.
-CONSTRUCTION_TABLES = ("annotations", "stages")
-PM_TABLES = ("pm_vectors", "pm_positives")
-OPTIONAL_TABLES = CONSTRUCTION_TABLES + PM_TABLES
-PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
 
 
 # --- deterministic per-pair randomness ------------------------------------------------------------
@@ -570,20 +516,6 @@ def _validate_cxc(world: World, cxc: pd.DataFrame, data: SplitData) -> pd.DataFr
     return pairs[keep].drop_duplicates().reset_index(drop=True)
 
 
-def _sort_positives(df: pd.DataFrame) -> pd.DataFrame:
-    order = df.assign(
-        _s=df["source"].map({s: i for i, s in enumerate(SOURCES)}),
-        _d=df["direction"].map({d: i for i, d in enumerate(DIRECTIONS)}),
-    )
-    order = order.drop_duplicates(["source", "direction", "image_id", "caption_id"])
-    order = order.assign(
-        _q=np.where(order["direction"] == I2T, order["image_id"], order["caption_id"]),
-        _t=np.where(order["direction"] == I2T, order["caption_id"], order["image_id"]),
-    )
-    order = order.sort_values(["_s", "_d", "_q", "_t"], kind="stable", ignore_index=True)
-    return order[POSITIVE_COLUMNS].astype(SCHEMA)
-
-
 def _image_caption(direction: str, query: np.ndarray, candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (query, candidate) if direction == I2T else (candidate, query)
 
@@ -722,350 +654,6 @@ def _pm_tables(data: SplitData, cfg: EccvConfig) -> tuple[pd.DataFrame, pd.DataF
     t2i = pd.DataFrame({"direction": T2I, "image_id": data.image_ids[ii], "caption_id": data.caption_ids[ci]})
     pos_df = pd.concat([i2t, t2i], ignore_index=True).astype(PM_POSITIVE_COLUMNS)
     return vec_df, pos_df
-
-
-# --- files -----------------------------------------------------------------------------------------
-
-
-def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
-    """Write every table as parquet, atomically; items.parquet last, since it marks the folder complete."""
-    missing = [t for t in TABLE_ORDER if t not in tables and t not in OPTIONAL_TABLES]
-    if missing:
-        raise ValueError(f"eccv write: missing tables {missing}; expected {list(TABLE_ORDER)}")
-    if sum(t in tables for t in PM_TABLES) == 1:
-        raise ValueError(f"eccv write: expected both PM tables {list(PM_TABLES)} or neither")
-    out = Path(out_dir)
-    for name in TABLE_ORDER:
-        if name in tables:
-            write_parquet(out / f"{name}.parquet", tables[name])
-
-
-def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
-    """Read the tables written by write, validating each file's required columns."""
-    d = Path(out_dir)
-    out = {}
-    for name in TABLE_ORDER:
-        path = d / f"{name}.parquet"
-        if name in OPTIONAL_TABLES and not path.exists():
-            continue  # construction and PM tables exist only where they were built or released
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: missing; expected the ECCV Caption table {name!r} (run the eccv rule)")
-        df = pd.read_parquet(path)
-        cols = REQUIRED_COLUMNS[name]
-        absent = [c for c in cols if c not in df.columns]
-        if absent:
-            raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
-        out[name] = df
-    bad = sorted(set(out["positives"]["source"]) - set(SOURCES)) + sorted(
-        set(out["positives"]["direction"]) - set(DIRECTIONS)
-    )
-    if bad:
-        raise ValueError(
-            f"{d / 'positives.parquet'}: unexpected values {bad}; "
-            f"expected source in {SOURCES}, direction in {DIRECTIONS}"
-        )
-    return out
-
-
-# --- audit -----------------------------------------------------------------------------------------
-
-
-def _pair_keys(image_ids: np.ndarray, caption_ids: np.ndarray) -> np.ndarray:
-    return np.asarray(image_ids, dtype=np.int64) * (1 << 31) + np.asarray(caption_ids, dtype=np.int64)
-
-
-def _truth_pairs(data: SplitData, direction: str, query_ids: np.ndarray) -> np.ndarray:
-    """Keys of every (image, caption) pair that fits, for the queries of a direction."""
-    if direction == I2T:
-        sub = data.fits[:, data.image_rows(query_ids)]
-        ci, qi = np.nonzero(sub)
-        return _pair_keys(query_ids[qi], data.caption_ids[ci])
-    sub = data.fits[data.caption_rows(query_ids)]
-    qi, ii = np.nonzero(sub)
-    return _pair_keys(data.image_ids[ii], query_ids[qi])
-
-
-def _rate_row(row: str, column: str, successes: int, n: int, confidence: float) -> dict[str, Any]:
-    lo, hi = wilson_interval(successes, n, confidence)
-    value = successes / n if n else float("nan")
-    return {"row": row, "column": column, "value": 100 * value, "lo": 100 * lo, "hi": 100 * hi}
-
-
-def _plain_row(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
-
-
-def audit(
-    world: World,
-    tables: dict[str, pd.DataFrame],
-    cfg: EccvConfig,
-    *,
-    world_cfg: WorldConfig | None = None,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
-    """Precision and recall (%) of each positive set against the complete truth, per direction, on the ECCV queries.
-
-    Long form (row, column, value, lo, hi). Rows: the original pairs, CxC ∪ original (when built with
-    CxC), the human-verified pairs, the final ECCV Caption positives, the PM positives, the proposed
-    candidates (the ceiling of human-verified recall) and the truth itself. Precision = |S ∩ T| / |S|
-    and recall = |S ∩ T| / |T| over all (query, item) pairs of the direction (micro), with Wilson
-    intervals; 'positives per query' has no interval. Also the simulated answers' distribution by
-    number of violated claims (% of pairs, Wilson). The truth is recomputed from the scene graphs.
-    """
-    data = split_data(world, cfg.split, world_cfg)
-    pos, queries, ann = tables["positives"], tables["queries"], tables["annotations"]
-    rows: list[dict[str, Any]] = []
-    for direction in DIRECTIONS:
-        short = SHORT[direction]
-        q_ids = queries.loc[queries["direction"] == direction, "query_id"].to_numpy(dtype=np.int64)
-        qcol = "image_id" if direction == I2T else "caption_id"
-        truth = np.unique(_truth_pairs(data, direction, q_ids))
-        sub = pos[(pos["direction"] == direction) & pos[qcol].isin(q_ids)]
-        sets: dict[str, np.ndarray] = {}
-        for label, source in (("Original (COCO)", "original"), ("CxC ∪ original", "cxc")):
-            part = sub[sub["source"] == source]
-            if source == "original" or len(part):
-                sets[label] = _pair_keys(part["image_id"], part["caption_id"])
-        a = ann[ann["direction"] == direction]
-        verified = a[a["answer"].isin(cfg.positive_answers)]
-        sets["ECCV human-verified"] = _pair_keys(verified["image_id"], verified["caption_id"])
-        final = sub[sub["source"] == "eccv"]
-        sets["ECCV Caption"] = _pair_keys(final["image_id"], final["caption_id"])
-        pm = tables["pm_positives"]
-        pm = pm[(pm["direction"] == direction) & pm[qcol].isin(q_ids)]
-        sets[f"PM (zeta={cfg.pm_zeta})"] = _pair_keys(pm["image_id"], pm["caption_id"])
-        sets["Proposed (annotators' top-k)"] = _pair_keys(a["image_id"], a["caption_id"])
-        for label, keys in sets.items():
-            keys = np.unique(keys)
-            hits = int(np.isin(keys, truth).sum())
-            rows.append(_rate_row(label, f"{short} precision", hits, len(keys), confidence))
-            rows.append(_rate_row(label, f"{short} recall", hits, len(truth), confidence))
-            rows.append(_plain_row(label, f"{short} positives per query", len(keys) / max(len(q_ids), 1)))
-        rows.append(
-            _plain_row("Truth (every fitting pair)", f"{short} positives per query", len(truth) / max(len(q_ids), 1))
-        )
-    # the simulated humans, by number of violated claims (recomputed from the scene graphs)
-    judged = ann.drop_duplicates(["direction", "query_id", "candidate_id"])
-    satisfied, total = claim_matrix(data.structures, data.scenes, data.margin, frozenset(), data.max_objects)
-    violated = (total[:, None] - satisfied)[
-        data.caption_rows(judged["caption_id"]), data.image_rows(judged["image_id"])
-    ]
-    level = np.minimum(violated, 2)
-    answers = judged["answer"].to_numpy()
-    for lvl, label in ((0, "answers: pair fits"), (1, "answers: 1 claim violated"), (2, "answers: 2+ claims violated")):
-        mask = level == lvl
-        for answer in ANSWERS:
-            rows.append(_rate_row(label, answer, int((answers[mask] == answer).sum()), int(mask.sum()), confidence))
-    return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])
-
-
-# --- scoring ---------------------------------------------------------------------------------------
-
-METRIC_COLUMNS = ("r1", "r5", "r10")
-
-
-def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarray) -> list[np.ndarray]:
-    """For each query id, its positive gallery ids (empty where none)."""
-    qcol, tcol = ("image_id", "caption_id") if direction == I2T else ("caption_id", "image_id")
-    grouped = {int(k): v.to_numpy(dtype=np.int64) for k, v in pairs.groupby(qcol, sort=False)[tcol]}
-    empty = np.empty(0, dtype=np.int64)
-    return [grouped.get(int(q), empty) for q in query_ids]
-
-
-def score_dual(
-    tables: dict[str, pd.DataFrame],
-    cache: EmbeddingCache,
-    ks: Sequence[int] = (1, 5, 10),
-    chunk_size: int = 1024,
-) -> pd.DataFrame:
-    """Per-query top-K rankings of a dual encoder and their per-query ECCV, COCO 5K, CxC and PMRP values.
-
-    One row per (direction, query) over every item of the split: ranked_ids / ranked_scores (the
-    top-K gallery ids and their dot products, best first), then per source s in eccv, original, cxc
-    the positive count n_s and s_r{k} (hit in the top k), and for eccv also eccv_r_precision and
-    eccv_map_at_r; n_pm, pm_depth and pmrp (only when the benchmark has its PM tables). A value is NaN
-    where the query has no positive of that source (non-ECCV queries, or no CxC table).
-    """
-    items, pos = tables["items"], tables["positives"]
-    ids = {
-        "image": items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64),
-        "caption": items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64),
-    }
-    emb = {kind: cache.get(kind, v).astype(np.float32, copy=False) for kind, v in ids.items()}
-    has_pm = all(t in tables for t in PM_TABLES)
-    ks = tuple(int(k) for k in ks)
-    frames = []
-    for direction in DIRECTIONS:
-        q_kind, g_kind = QUERY_KIND[direction], GALLERY_KIND[direction]
-        q_ids, g_ids = ids[q_kind], ids[g_kind]
-        eccv_queries = set(tables["queries"].loc[tables["queries"]["direction"] == direction, "query_id"].tolist())
-        sources = {
-            s: _aligned_positives(pos[(pos["source"] == s) & (pos["direction"] == direction)], direction, q_ids)
-            for s in SOURCES
-        }
-        if has_pm:
-            pm_pos, n_pm, depth = _pm_depths(tables, direction, q_kind, q_ids)
-        else:
-            pm_pos, n_pm, depth = [], np.zeros(len(q_ids), dtype=np.int64), np.zeros(len(q_ids), dtype=np.int64)
-        need = max(
-            max(ks),
-            int(depth.max(initial=0)),
-            max((len(p) for p in sources["eccv"]), default=0),
-        )
-        k = min(need, len(g_ids))
-        top = top_k(emb[q_kind], emb[g_kind], k, chunk_size)
-        ranked = g_ids[top]
-        scores = np.empty(top.shape, dtype=np.float32)
-        g_emb = emb[g_kind]
-        for start in range(0, len(q_ids), chunk_size):
-            q = emb[q_kind][start : start + chunk_size]
-            scores[start : start + len(q)] = np.einsum("qd,qkd->qk", q, g_emb[top[start : start + chunk_size]])
-        row: dict[str, Any] = {
-            "direction": direction,
-            "query_id": q_ids,
-            "eccv_query": np.isin(q_ids, list(eccv_queries)),
-            "ranked_ids": list(ranked),
-            "ranked_scores": list(scores),
-        }
-        for s in SOURCES:
-            p = sources[s]
-            row[f"n_{s}"] = np.array([len(x) for x in p], dtype=np.int64)
-            for kk in ks:
-                row[f"{s}_r{kk}"] = recall_at_k_batch(ranked, p, kk)
-            if s == "eccv":
-                row["eccv_r_precision"] = r_precision_batch(ranked, p)
-                row["eccv_map_at_r"] = map_at_r_batch(ranked, p)
-        if has_pm:
-            rel, _ = relevance_matrix(ranked, pm_pos)
-            cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
-            hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
-            row["n_pm"] = n_pm
-            row["pm_depth"] = depth
-            with np.errstate(invalid="ignore", divide="ignore"):
-                row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
-        frames.append(pd.DataFrame(row))
-    return pd.concat(frames, ignore_index=True)
-
-
-def _pm_depths(
-    tables: dict[str, pd.DataFrame], direction: str, q_kind: str, q_ids: np.ndarray
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """Each query's PM positives, PM count and capped PMRP depth, checked against pm_vectors."""
-    pm_pairs, pm_vec = tables["pm_positives"], tables["pm_vectors"]
-    pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
-    pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
-    missing = [int(q) for q in q_ids if int(q) not in pv.index]
-    if missing:
-        raise ValueError(f"eccv pm_vectors: no {q_kind} rows for ids {missing[:5]}; expected one per item")
-    depth = pv.loc[q_ids, "pm_depth"].to_numpy(dtype=np.int64)
-    n_pm = np.array([len(p) for p in pm_pos], dtype=np.int64)
-    if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
-        raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
-    return pm_pos, n_pm, depth
-
-
-def pairs_needed(tables: dict[str, pd.DataFrame], shortlist: Shortlist | None = None) -> pd.DataFrame:
-    """The pairs a cross scorer must score: every caption with every image of the split (a gallery),
-    or, with a shortlist, each query's top-k by the shortlist model."""
-    if shortlist is not None:
-        return shortlist_pairs(tables["items"], shortlist)
-    return items_grid(tables["items"])
-
-
-def score_pairs(
-    tables: dict[str, pd.DataFrame],
-    pairs: PairScores,
-    ks: Sequence[int] = (1, 5, 10),
-    shortlist: Shortlist | None = None,
-) -> pd.DataFrame:
-    """The per-query table of `score_dual`, from a cross scorer's scores of the full grid, or of the
-    shortlist it re-ranks (then ranks past k follow the shortlist model)."""
-    items = tables["items"]
-    if shortlist is not None:
-        grids = rerank_caches(items, pairs, shortlist)
-        return by_direction({d: score_dual(tables, grids[d], ks) for d in grids}, "direction", t2i=T2I)
-    grid = pairs.as_cache(
-        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
-    )
-    return score_dual(tables, grid, ks)
-
-
-def _metric_columns(scores: pd.DataFrame) -> list[str]:
-    """The per-query metric columns of a scores table, in a stable order."""
-    out = []
-    for s in SOURCES:
-        out += sorted(
-            (c for c in scores.columns if c.startswith(f"{s}_r") and c[len(s) + 2 :].isdigit()),
-            key=lambda c: int(c[len(s) + 2 :]),
-        )
-        if s == "eccv":
-            out += [c for c in ("eccv_r_precision", "eccv_map_at_r") if c in scores.columns]
-    if "pmrp" in scores.columns:
-        out.append("pmrp")
-    return out
-
-
-def _bootstrap_means(groups: list[np.ndarray], n_boot: int, seed: int, confidence: float) -> tuple[float, float]:
-    """Percentile interval of the mean of group means, each group resampled on its own (seeded)."""
-    rng = np.random.default_rng(seed)
-    boots = np.zeros(n_boot, dtype=np.float64)
-    for g in groups:
-        idx = rng.integers(0, len(g), size=(n_boot, len(g)))
-        boots += g[idx].mean(axis=1)
-    boots /= len(groups)
-    lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
-    return float(lo), float(hi)
-
-
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
-    """ECCV metrics (%) per direction and as the mean of i2t and t2i, with bootstrap intervals over queries.
-
-    Names: <column>_i2t, <column>_t2i and <column> (the mean), for the columns eccv_r1/5/10,
-    eccv_r_precision, eccv_map_at_r (ECCV queries), original_r* (COCO 5K), cxc_r* (when present)
-    and pmrp (every query). A metric with no values in one direction is left out.
-    """
-    missing = [c for c in ("direction", "query_id") if c not in scores.columns]
-    if missing:
-        raise ValueError(f"ECCV scores: missing columns {missing}; expected the table score_dual writes")
-    metrics: dict[str, dict[str, Any]] = {}
-    for col in _metric_columns(scores):
-        groups = []
-        for direction in DIRECTIONS:
-            v = scores.loc[scores["direction"] == direction, col].to_numpy(dtype=np.float64)
-            groups.append(v[~np.isnan(v)])
-        if any(len(g) == 0 for g in groups):
-            continue
-        for direction, g in zip(DIRECTIONS, groups):
-            lo, hi = _bootstrap_means([g], n_boot, seed, confidence)
-            metrics[f"{col}_{SHORT[direction]}"] = {
-                "value": 100 * float(g.mean()),
-                "lo": 100 * lo,
-                "hi": 100 * hi,
-                "n": int(len(g)),
-            }
-        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence)
-        metrics[col] = {
-            "value": 100 * float(np.mean([g.mean() for g in groups])),
-            "lo": 100 * lo,
-            "hi": 100 * hi,
-            "n": int(sum(len(g) for g in groups)),
-        }
-    n_queries = {
-        SHORT[d]: int(scores.loc[(scores["direction"] == d) & scores.get("eccv_query", False), "query_id"].size)
-        for d in DIRECTIONS
-    }
-    notes = {} if "pmrp" in scores.columns else {"notes": [PMRP_SKIPPED_NOTE]}
-    return {
-        **notes,
-        "metrics": metrics,
-        "eccv_queries": n_queries,
-        "interval": "percentile bootstrap over queries (directions resampled separately)",
-        "confidence": confidence,
-        "n_boot": n_boot,
-        "seed": seed,
-        "percent": True,
-        "mean_of_directions": "value = (i2t + t2i) / 2, as the paper's Table 4",
-    }
 
 
 def config_dict(cfg: EccvConfig) -> dict[str, Any]:

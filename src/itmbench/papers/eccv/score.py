@@ -1,0 +1,231 @@
+"""ECCV Caption's scoring: per-query rankings of a dual encoder or a cross scorer, and the metrics.
+
+Scoring (dual encoder): every item of the split is a query; its top-K gallery ids by dot product
+(scoring.retrieval.top_k, ties by lower gallery position, K = the largest positive count or PM depth
+needed, at least 10) give per-query R@1/5/10, R-Precision and mAP@R on the ECCV positives (ECCV
+queries only), R@K on the original and CxC positives (all queries: COCO 5K and CxC R@K), and PMRP.
+summarize reports each per direction and as the mean of i2t and t2i, x100 as the paper prints them,
+with percentile-bootstrap intervals over queries (each direction resampled on its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, PM_TABLES, QUERY_KIND, SHORT, T2I
+from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
+from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
+from itmbench.scoring.retrieval import top_k
+
+PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
+METRIC_COLUMNS = ("r1", "r5", "r10")
+
+
+def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarray) -> list[np.ndarray]:
+    """For each query id, its positive gallery ids (empty where none)."""
+    qcol, tcol = ("image_id", "caption_id") if direction == I2T else ("caption_id", "image_id")
+    grouped = {int(k): v.to_numpy(dtype=np.int64) for k, v in pairs.groupby(qcol, sort=False)[tcol]}
+    empty = np.empty(0, dtype=np.int64)
+    return [grouped.get(int(q), empty) for q in query_ids]
+
+
+def score_dual(
+    tables: dict[str, pd.DataFrame],
+    cache: EmbeddingCache,
+    ks: Sequence[int] = (1, 5, 10),
+    chunk_size: int = 1024,
+) -> pd.DataFrame:
+    """Per-query top-K rankings of a dual encoder and their per-query ECCV, COCO 5K, CxC and PMRP values.
+
+    One row per (direction, query) over every item of the split: ranked_ids / ranked_scores (the
+    top-K gallery ids and their dot products, best first), then per source s in eccv, original, cxc
+    the positive count n_s and s_r{k} (hit in the top k), and for eccv also eccv_r_precision and
+    eccv_map_at_r; n_pm, pm_depth and pmrp (only when the benchmark has its PM tables). A value is NaN
+    where the query has no positive of that source (non-ECCV queries, or no CxC table).
+    """
+    items, pos = tables["items"], tables["positives"]
+    ids = {
+        "image": items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64),
+        "caption": items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64),
+    }
+    emb = {kind: cache.get(kind, v).astype(np.float32, copy=False) for kind, v in ids.items()}
+    has_pm = all(t in tables for t in PM_TABLES)
+    ks = tuple(int(k) for k in ks)
+    frames = []
+    for direction in DIRECTIONS:
+        q_kind, g_kind = QUERY_KIND[direction], GALLERY_KIND[direction]
+        q_ids, g_ids = ids[q_kind], ids[g_kind]
+        eccv_queries = set(tables["queries"].loc[tables["queries"]["direction"] == direction, "query_id"].tolist())
+        sources = {
+            s: _aligned_positives(pos[(pos["source"] == s) & (pos["direction"] == direction)], direction, q_ids)
+            for s in SOURCES
+        }
+        if has_pm:
+            pm_pos, n_pm, depth = _pm_depths(tables, direction, q_kind, q_ids)
+        else:
+            pm_pos, n_pm, depth = [], np.zeros(len(q_ids), dtype=np.int64), np.zeros(len(q_ids), dtype=np.int64)
+        need = max(
+            max(ks),
+            int(depth.max(initial=0)),
+            max((len(p) for p in sources["eccv"]), default=0),
+        )
+        k = min(need, len(g_ids))
+        top = top_k(emb[q_kind], emb[g_kind], k, chunk_size)
+        ranked = g_ids[top]
+        scores = np.empty(top.shape, dtype=np.float32)
+        g_emb = emb[g_kind]
+        for start in range(0, len(q_ids), chunk_size):
+            q = emb[q_kind][start : start + chunk_size]
+            scores[start : start + len(q)] = np.einsum("qd,qkd->qk", q, g_emb[top[start : start + chunk_size]])
+        row: dict[str, Any] = {
+            "direction": direction,
+            "query_id": q_ids,
+            "eccv_query": np.isin(q_ids, list(eccv_queries)),
+            "ranked_ids": list(ranked),
+            "ranked_scores": list(scores),
+        }
+        for s in SOURCES:
+            p = sources[s]
+            row[f"n_{s}"] = np.array([len(x) for x in p], dtype=np.int64)
+            for kk in ks:
+                row[f"{s}_r{kk}"] = recall_at_k_batch(ranked, p, kk)
+            if s == "eccv":
+                row["eccv_r_precision"] = r_precision_batch(ranked, p)
+                row["eccv_map_at_r"] = map_at_r_batch(ranked, p)
+        if has_pm:
+            rel, _ = relevance_matrix(ranked, pm_pos)
+            cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
+            hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
+            row["n_pm"] = n_pm
+            row["pm_depth"] = depth
+            with np.errstate(invalid="ignore", divide="ignore"):
+                row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
+        frames.append(pd.DataFrame(row))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _pm_depths(
+    tables: dict[str, pd.DataFrame], direction: str, q_kind: str, q_ids: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Each query's PM positives, PM count and capped PMRP depth, checked against pm_vectors."""
+    pm_pairs, pm_vec = tables["pm_positives"], tables["pm_vectors"]
+    pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
+    pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
+    missing = [int(q) for q in q_ids if int(q) not in pv.index]
+    if missing:
+        raise ValueError(f"eccv pm_vectors: no {q_kind} rows for ids {missing[:5]}; expected one per item")
+    depth = pv.loc[q_ids, "pm_depth"].to_numpy(dtype=np.int64)
+    n_pm = np.array([len(p) for p in pm_pos], dtype=np.int64)
+    if not np.array_equal(n_pm, pv.loc[q_ids, "n_pm_positives"].to_numpy(dtype=np.int64)):
+        raise ValueError(f"eccv tables: pm_positives and pm_vectors disagree on PM counts ({direction})")
+    return pm_pos, n_pm, depth
+
+
+def pairs_needed(tables: dict[str, pd.DataFrame], shortlist: Shortlist | None = None) -> pd.DataFrame:
+    """The pairs a cross scorer must score: every caption with every image of the split (a gallery),
+    or, with a shortlist, each query's top-k by the shortlist model."""
+    if shortlist is not None:
+        return shortlist_pairs(tables["items"], shortlist)
+    return items_grid(tables["items"])
+
+
+def score_pairs(
+    tables: dict[str, pd.DataFrame],
+    pairs: PairScores,
+    ks: Sequence[int] = (1, 5, 10),
+    shortlist: Shortlist | None = None,
+) -> pd.DataFrame:
+    """The per-query table of `score_dual`, from a cross scorer's scores of the full grid, or of the
+    shortlist it re-ranks (then ranks past k follow the shortlist model)."""
+    items = tables["items"]
+    if shortlist is not None:
+        grids = rerank_caches(items, pairs, shortlist)
+        return by_direction({d: score_dual(tables, grids[d], ks) for d in grids}, "direction", t2i=T2I)
+    grid = pairs.as_cache(
+        items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
+    )
+    return score_dual(tables, grid, ks)
+
+
+def _metric_columns(scores: pd.DataFrame) -> list[str]:
+    """The per-query metric columns of a scores table, in a stable order."""
+    out = []
+    for s in SOURCES:
+        out += sorted(
+            (c for c in scores.columns if c.startswith(f"{s}_r") and c[len(s) + 2 :].isdigit()),
+            key=lambda c: int(c[len(s) + 2 :]),
+        )
+        if s == "eccv":
+            out += [c for c in ("eccv_r_precision", "eccv_map_at_r") if c in scores.columns]
+    if "pmrp" in scores.columns:
+        out.append("pmrp")
+    return out
+
+
+def _bootstrap_means(groups: list[np.ndarray], n_boot: int, seed: int, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the mean of group means, each group resampled on its own (seeded)."""
+    rng = np.random.default_rng(seed)
+    boots = np.zeros(n_boot, dtype=np.float64)
+    for g in groups:
+        idx = rng.integers(0, len(g), size=(n_boot, len(g)))
+        boots += g[idx].mean(axis=1)
+    boots /= len(groups)
+    lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(lo), float(hi)
+
+
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+    """ECCV metrics (%) per direction and as the mean of i2t and t2i, with bootstrap intervals over queries.
+
+    Names: <column>_i2t, <column>_t2i and <column> (the mean), for the columns eccv_r1/5/10,
+    eccv_r_precision, eccv_map_at_r (ECCV queries), original_r* (COCO 5K), cxc_r* (when present)
+    and pmrp (every query). A metric with no values in one direction is left out.
+    """
+    missing = [c for c in ("direction", "query_id") if c not in scores.columns]
+    if missing:
+        raise ValueError(f"ECCV scores: missing columns {missing}; expected the table score_dual writes")
+    metrics: dict[str, dict[str, Any]] = {}
+    for col in _metric_columns(scores):
+        groups = []
+        for direction in DIRECTIONS:
+            v = scores.loc[scores["direction"] == direction, col].to_numpy(dtype=np.float64)
+            groups.append(v[~np.isnan(v)])
+        if any(len(g) == 0 for g in groups):
+            continue
+        for direction, g in zip(DIRECTIONS, groups):
+            lo, hi = _bootstrap_means([g], n_boot, seed, confidence)
+            metrics[f"{col}_{SHORT[direction]}"] = {
+                "value": 100 * float(g.mean()),
+                "lo": 100 * lo,
+                "hi": 100 * hi,
+                "n": int(len(g)),
+            }
+        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence)
+        metrics[col] = {
+            "value": 100 * float(np.mean([g.mean() for g in groups])),
+            "lo": 100 * lo,
+            "hi": 100 * hi,
+            "n": int(sum(len(g) for g in groups)),
+        }
+    n_queries = {
+        SHORT[d]: int(scores.loc[(scores["direction"] == d) & scores.get("eccv_query", False), "query_id"].size)
+        for d in DIRECTIONS
+    }
+    notes = {} if "pmrp" in scores.columns else {"notes": [PMRP_SKIPPED_NOTE]}
+    return {
+        **notes,
+        "metrics": metrics,
+        "eccv_queries": n_queries,
+        "interval": "percentile bootstrap over queries (directions resampled separately)",
+        "confidence": confidence,
+        "n_boot": n_boot,
+        "seed": seed,
+        "percent": True,
+        "mean_of_directions": "value = (i2t + t2i) / 2, as the paper's Table 4",
+    }
