@@ -1,7 +1,7 @@
 """Pair scores: s(caption, image) for the pairs a benchmark asks for, from a cross scorer or from embeddings.
 
 A cross scorer (the captioner's log-likelihood, MCIC's FFNN) cannot give item embeddings; it
-scores pairs. Each benchmark module lists the pairs its per-instance scores need
+scores pairs. Each benchmark's `score` module lists the pairs its per-instance scores need
 (`pairs_needed(tables)`), the scorer scores exactly those (a parquet of caption_id, image_id,
 score), and the benchmark builds the same per-instance score table from them as from
 embeddings (`score_pairs`), so that one metrics path serves both kinds of model.

@@ -2,7 +2,7 @@
 
 The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
 (build a config with `itmbench.params.make_config(CxcConfig, values)`); the decisions behind them are in
-itmbench.papers.cxc.benchmark's docstring.
+itmbench.papers.cxc.build's docstring.
 """
 
 from __future__ import annotations

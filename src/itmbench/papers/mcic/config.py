@@ -2,7 +2,7 @@
 
 The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
 (build a config with `itmbench.params.make_config(MCICConfig, values)`); the decisions behind them are in
-itmbench.papers.mcic.benchmark's docstring.
+the docstrings of itmbench.papers.mcic.build and itmbench.papers.mcic.audit (the simulated raters).
 """
 
 from __future__ import annotations
