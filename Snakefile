@@ -38,7 +38,7 @@ rule all:
 
 rule retrieval:
     input:
-        get_retrieval_report(),
+        f"reports/{SOURCE}/retrieval.html",
 
 
 rule released:

@@ -25,7 +25,7 @@ from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.option_scorer import OptionNet, OptionScorer
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import model_spec
-from itmbench.papers.retrieval.benchmark import read_retrieval
+from itmbench.papers.retrieval import canonical as retrieval
 from itmbench.scoring.embed import ItemStore, embed_items
 
 
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     data = Path(args.data)
-    items, _ = read_retrieval(data / "retrieval")
+    items = retrieval.read(data / "retrieval")["items"]
     images = items.loc[items["kind"] == "image", "item_id"].to_numpy()
     captions = items.loc[items["kind"] == "caption", "item_id"].to_numpy()
     grid = len(images) * len(captions)

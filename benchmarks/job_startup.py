@@ -24,15 +24,16 @@ REPO = Path(__file__).resolve().parents[1]
 # kind of job (rules; jobs in the default DAG) -> the modules its command imports
 KINDS: dict[str, list[str]] = {
     # scores and their metrics in one job, without torch (tests/test_score_without_torch.py)
-    "score_benchmark": [
+    "score_benchmark (bison)": [
         "itmbench.papers.registry",
         "itmbench.papers.bison.canonical",
         "itmbench.papers.bison.score",
         "itmbench.scoring.embed",
     ],
-    "score_retrieval": [
-        "itmbench.papers.retrieval.benchmark",
-        "itmbench.scoring.retrieval",
+    "score_benchmark (retrieval)": [
+        "itmbench.papers.registry",
+        "itmbench.papers.retrieval.canonical",
+        "itmbench.papers.retrieval.score",
         "itmbench.metrics.retrieval",
     ],
     "train / embed of open_clip": ["itmbench.models.registry", "open_clip"],

@@ -33,10 +33,8 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 # and the paper modules they import: work for later. Delete an entry when its imports are gone
 # (test_shared_code_imports_no_paper says when).
 KNOWN_PAPER_IMPORTS: dict[str, frozenset[str]] = {
-    # the COCO galleries are ECCV's coco_test_ids.npy (its reader), and retrieval's writer
-    "itmbench.sources.coco_benchmarks": frozenset(
-        {"itmbench.papers.eccv.released", "itmbench.papers.retrieval.benchmark"}
-    ),
+    # the COCO galleries are ECCV's coco_test_ids.npy (its reader)
+    "itmbench.sources.coco_benchmarks": frozenset({"itmbench.papers.eccv.released"}),
 }
 
 

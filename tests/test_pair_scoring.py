@@ -21,7 +21,8 @@ from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.mcic import build as mcic_build
 from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.config import MCICConfig
-from itmbench.papers.retrieval.benchmark import build_world_retrieval
+from itmbench.papers.retrieval import build as retrieval
+from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
@@ -29,6 +30,13 @@ from itmbench.scoring.retrieval import score_retrieval
 from itmbench.world.generate import WorldConfig, generate_world
 
 WCFG = make_config(WorldConfig, n_train=120, n_val=20, n_test=60)
+
+
+def build_world_retrieval(world, split, margin, max_objects):
+    """The retrieval benchmark's items and positives on one split of the world."""
+    assert (margin, max_objects) == (WCFG.relation_margin, WCFG.max_objects)
+    tables = retrieval.build(world, make_config(RetrievalConfig, split=split), world_cfg=WCFG)
+    return tables["items"], tables["positives"]
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,9 @@
 """The scoring jobs from embeddings on the CPU never import torch (its import was most of a job's time).
 
 Each run is a fresh interpreter calling `itmbench.cli.main` the way a Snakemake job runs `itmbench
-score-benchmark` / `itmbench score-retrieval` (scores and their metrics in one job), on small benchmarks
-built here; at the end torch must not be in `sys.modules`. The tables it writes are the ones `score_dual` /
-`score_retrieval` give in this process, and its metrics the ones `metrics-benchmark` / `metrics-retrieval`
-compute from those tables.
+score-benchmark` (scores and their metrics in one job), on small benchmarks built here (retrieval among
+them); at the end torch must not be in `sys.modules`. The tables it writes are the ones `score_dual` gives
+in this process, and its metrics the ones `metrics-benchmark` computes from those tables.
 """
 
 from __future__ import annotations
@@ -39,11 +38,13 @@ from itmbench.papers.mcic import build as mcic_build
 from itmbench.papers.mcic import canonical as mcic_canonical
 from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.config import MCICConfig
-from itmbench.papers.retrieval.benchmark import build_world_retrieval, read_retrieval, write_retrieval
+from itmbench.papers.retrieval import build as retrieval_build
+from itmbench.papers.retrieval import canonical as retrieval_canonical
+from itmbench.papers.retrieval import score as retrieval_score
+from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import Shortlist, shortlist_pairs, write_pair_scores
-from itmbench.scoring.retrieval import score_retrieval
 from itmbench.world.generate import WorldConfig, generate_world
 
 WCFG = make_config(WorldConfig, n_train=60, n_val=10, n_test=40)
@@ -82,8 +83,9 @@ def inputs(tmp_path_factory):
     }
     for name, tables in built.items():
         MODULES[name][0].write(tables, root / name)
-    items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
-    write_retrieval(items, positives, root / "retrieval")
+    retrieval = retrieval_build.build(world, make_config(RetrievalConfig), world_cfg=WCFG)
+    retrieval_canonical.write(retrieval, root / "retrieval")
+    items = retrieval["items"]
     rng = np.random.default_rng(0)
     image_ids = np.concatenate([world.image_table["image_id"], built["bivlc"]["extra_images"]["image_id"]])
     caption_ids = np.concatenate([world.caption_table["caption_id"], built["bivlc"]["extra_captions"]["caption_id"]])
@@ -114,13 +116,9 @@ def test_score_jobs_from_embeddings_import_no_torch(inputs, tmp_path):
     runs = [
         ["score-benchmark", "--name", name, "--bench", str(inputs / name), "--embeddings", emb]
         + ["--out", str(out / f"{name}.parquet"), *metrics(name)]
-        for name in MODULES
+        for name in [*MODULES, "retrieval"]
     ]
-    retrieval = ["score-retrieval", "--bench", str(inputs / "retrieval")]
-    runs.append(
-        [*retrieval, "--embeddings", emb, "--out", str(out / "retrieval.parquet"), "--chunk-size", "7"]
-        + metrics("retrieval")
-    )
+    retrieval = ["score-benchmark", "--name", "retrieval", "--bench", str(inputs / "retrieval")]
     runs.append(
         [*retrieval, "--pairs", str(inputs / "pairs.parquet"), "--shortlist", emb, "--shortlist-k", "4"]
         + ["--out", str(out / "reranked.parquet")]
@@ -136,7 +134,7 @@ def test_score_jobs_from_embeddings_import_no_torch(inputs, tmp_path):
     here = {
         name: score.score_dual(canonical.read(inputs / name), cache) for name, (canonical, score) in MODULES.items()
     }
-    here["retrieval"] = score_retrieval(*read_retrieval(inputs / "retrieval"), cache, chunk_size=7)
+    here["retrieval"] = retrieval_score.score_dual(retrieval_canonical.read(inputs / "retrieval"), cache)
     for name, table in here.items():
         write_parquet(tmp_path / "here" / f"{name}.parquet", table)
         got, want = pd.read_parquet(out / f"{name}.parquet"), pd.read_parquet(tmp_path / "here" / f"{name}.parquet")
@@ -145,14 +143,12 @@ def test_score_jobs_from_embeddings_import_no_torch(inputs, tmp_path):
     assert len(reranked) == len(here["retrieval"]) and (reranked["rank"] >= 1).all()
 
     # the metrics each job wrote beside its scores are those of the standalone metrics commands on those scores
-    for name in MODULES:
+    for name in [*MODULES, "retrieval"]:
         argv = ["metrics-benchmark", "--name", name, "--scores", str(out / f"{name}.parquet"), "--model", "m"]
         assert main([*argv, "--config", json.dumps(SCORE), "--out", str(tmp_path / "alone" / f"{name}.json")]) == 0
         assert read_json(out / f"{name}.json") == read_json(tmp_path / "alone" / f"{name}.json"), name
-    argv = ["metrics-retrieval", "--scores", str(out / "retrieval.parquet"), "--model", "m", "--benchmark", "retrieval"]
-    assert main([*argv, "--config", json.dumps(SCORE), "--out", str(tmp_path / "alone" / "retrieval.json")]) == 0
-    assert read_json(out / "retrieval.json") == read_json(tmp_path / "alone" / "retrieval.json")
     assert read_json(out / "retrieval.json")["benchmark"] == "retrieval"
+    assert sorted(read_json(out / "retrieval.json")["metrics"]) == ["original", "truth"]
 
 
 def test_metrics_without_model_and_config_is_an_error(inputs, tmp_path):

@@ -40,8 +40,8 @@ from itmbench.papers.mcic import canonical as mcic_canonical
 from itmbench.papers.mcic import coco as coco_mcic
 from itmbench.papers.mcic import score as mcic_score
 from itmbench.papers.mcic.released import read_mcic_txt
+from itmbench.papers.retrieval import canonical as retrieval_canonical
 from itmbench.papers.retrieval import coco as coco_retrieval
-from itmbench.papers.retrieval.benchmark import read_retrieval
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import score_retrieval
@@ -358,7 +358,8 @@ def test_mcic_names_a_file_name_missing_from_the_items(raw_dir, items):
 def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
     released = coco_retrieval.from_released(raw_dir, items, make_config(coco_retrieval.RetrievalCocoConfig))
     coco.COCO_BENCHMARKS["retrieval"].write(released.tables, tmp_path / "retrieval")
-    table, positives = read_retrieval(tmp_path / "retrieval")
+    retrieval_tables = retrieval_canonical.read(tmp_path / "retrieval")
+    table, positives = retrieval_tables["items"], retrieval_tables["positives"]
     assert table["kind"].value_counts().to_dict() == {"image": 5_000, "caption": 25_000}
     assert len(positives) == 25_000 and set(positives["positive_set"]) == {"original"}
     assert 144675 not in set(table["item_id"])  # Karpathy's extra test captions are not in COCO 5k

@@ -160,12 +160,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
     assert rules == {
         "score_benchmark",
         "score_benchmark_pairs",
-        "score_retrieval",
-        "score_retrieval_pairs",
         "table_benchmark",
-        "table_retrieval",
         "report_benchmark",
-        "report_retrieval",
         "claims",
         "claims_paper",
         "index",

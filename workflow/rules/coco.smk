@@ -39,33 +39,6 @@ rule coco_items:
         "--images train2014={input.train2014} val2014={input.val2014} --out {params.out} > {log} 2>&1"
 
 
-rule coco_retrieval:
-    input:
-        released=get_coco_bench_files,
-        images=rules.coco_items.output.images,
-        captions=rules.coco_items.output.captions,
-    output:
-        item_table=f"{DATA}/retrieval/items.parquet",
-        positives=f"{DATA}/retrieval/positives.parquet",
-    params:
-        config=get_coco_bench_params,
-        raw=RAW,
-        items_dir=dir_of_input("images"),
-        out=dir_of_output("item_table"),
-    threads: 1
-    resources:
-        mem_mb=4000,
-    log:
-        "logs/coco/benchmarks/retrieval.log",
-    benchmark:
-        "benchmarks/rules/coco/benchmarks/retrieval.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench build-coco-benchmark --name retrieval --raw {params.raw} --items {params.items_dir} "
-        "--config {params.config:q} --out {params.out} > {log} 2>&1"
-
-
 rule coco_benchmark:
     input:
         released=get_coco_bench_files,

@@ -25,7 +25,6 @@ MODEL_THREADS = 1 if SOURCE == "world" else workflow.cores
 MODEL_SPECS = config["models"] if SOURCE == "world" else config["coco"]["models"]
 MODELS = sorted(MODEL_SPECS)
 TRAINED = sorted(m for m, spec in MODEL_SPECS.items() if spec.get("trainer"))
-RETRIEVAL_BENCHMARKS = ["retrieval"]
 WORLD_BENCHMARKS = sorted(BENCHMARKS)
 ADDING_BENCHMARKS = (
     sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
@@ -43,7 +42,6 @@ RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items(
 wildcard_constraints:
     model="|".join(MODELS),
     trained="|".join(TRAINED) if TRAINED else "__none__",
-    benchmark="|".join(RETRIEVAL_BENCHMARKS),
     bench="|".join(WORLD_BENCHMARKS),
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
@@ -122,7 +120,7 @@ def get_bench_audit(wildcards):
 def get_embed_splits():
     """The world splits any benchmark evaluates on (each registered benchmark's `split`, or the values of its
     `splits`): their items are embedded once per model."""
-    splits = {config["retrieval"]["split"]}
+    splits = set()
     for name in WORLD_BENCHMARKS:
         section = config[name]
         chosen = section.get("splits", [section["split"]] if "split" in section else [])
@@ -177,27 +175,26 @@ def interval_level():
 
 
 def get_bench_title(wildcards):
-    return f"{wildcards.bench} in the world: every model (%, {interval_level()}{rerank_note(wildcards.bench)})"
-
-
-def get_retrieval_title(wildcards):
-    return (
-        "COCO-style retrieval on the world's test split: R@K (%) and median rank, "
-        f"{interval_level()}{rerank_note(wildcards.benchmark)}"
+    """A benchmark's table title (the registry's `table_title`), with its interval level and re-ranking."""
+    bench = wildcards.bench
+    return BENCHMARKS[bench].table_title.format(
+        name=bench, split=config[bench].get("split", ""), intervals=f"{interval_level()}{rerank_note(bench)}"
     )
 
 
-def get_retrieval_metrics(wildcards):
-    return expand(f"{RESULTS}/metrics/{wildcards.benchmark}/{{model}}.json", model=scored_models(wildcards.benchmark))
+def get_bench_notebook(wildcards):
+    """The notebook a benchmark's report runs (the registry's `report_notebook`)."""
+    return f"{NOTEBOOKS}/{BENCHMARKS[wildcards.bench].report_notebook}.ipynb"
 
 
-def get_retrieval_report():
-    return f"reports/{SOURCE}/retrieval.html"
+def get_bench_report_images(wildcards):
+    """The source's items a report may show examples of."""
+    return get_items_images(wildcards)
 
 
 def get_reports(wildcards):
     """Every report: the world's, and the released source's when a mirror is set."""
-    reports = [get_retrieval_report(), *expand(f"reports/{SOURCE}/{{bench}}.html", bench=WORLD_BENCHMARKS)]
+    reports = expand(f"reports/{SOURCE}/{{bench}}.html", bench=WORLD_BENCHMARKS)
     if MIRROR:
         reports.append("reports/released/released.html")
     return reports
@@ -255,13 +252,16 @@ def get_bench_report_parameters(wildcards):
     parameters = {
         "source": SOURCE,
         "benchmark": wildcards.bench,
+        "heading": BENCHMARKS[wildcards.bench].heading,
+        "table": f"{tables}/{wildcards.bench}.csv",
         "table_md": f"{tables}/{wildcards.bench}.md",
+        "items_dir": f"{DATA}/items",
         "audit_md": f"{tables}/audit.md" if SOURCE == "world" else "",
         "metrics": [f"{RESULTS}/metrics/{wildcards.bench}/{m}.json" for m in scored_models(wildcards.bench)],
         "bench_dir": f"{DATA}/{wildcards.bench}",
         "paper_tables": get_bench_world_tables(wildcards),
         "figures": get_bench_world_figures(wildcards),
-        "claims_md": get_bench_claims(wildcards),
+        "claims_md": get_bench_claims(wildcards) or "",
     }
     generators = get_bench_report_generators(wildcards)
     if generators:

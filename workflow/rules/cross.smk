@@ -129,7 +129,7 @@ rule score_benchmark_pairs:
         bench_dir=dir_of_input("bench"),
         shortlist=get_shortlist_flag,
         score=get_score_params,
-    threads: 1  # as score_retrieval
+    threads: 1  # as score_benchmark
     resources:
         mem_mb=4000,
     log:
@@ -144,34 +144,5 @@ rule score_benchmark_pairs:
         "--config {params.score:q} --threads {threads} > {log} 2>&1"
 
 
-rule score_retrieval_pairs:
-    input:
-        item_table=f"{DATA}/{{benchmark}}/items.parquet",
-        positives=f"{DATA}/{{benchmark}}/positives.parquet",
-        pairs=f"{RESULTS}/pairs/{{benchmark}}/{{cross}}.parquet",
-        shortlist=get_shortlist,
-    output:
-        scores=f"{RESULTS}/scores/{{benchmark}}/{{cross}}.parquet",
-        metrics=f"{RESULTS}/metrics/{{benchmark}}/{{cross}}.json",
-    params:
-        bench=dir_of_input("item_table"),
-        shortlist=get_shortlist_flag,
-        score=get_score_params,
-    threads: 1  # as score_retrieval
-    resources:
-        mem_mb=4000,
-    log:
-        "logs/score/{benchmark}/{cross}.log",
-    benchmark:
-        "benchmarks/rules/score/{benchmark}/{cross}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench score-retrieval --bench {params.bench} --pairs {input.pairs} {params.shortlist} "
-        "--out {output.scores} --metrics {output.metrics} --model {wildcards.cross} --config {params.score:q} "
-        "--threads {threads} > {log} 2>&1"
-
-
 ruleorder: train_ffnn > train
 ruleorder: score_benchmark_pairs > score_benchmark
-ruleorder: score_retrieval_pairs > score_retrieval

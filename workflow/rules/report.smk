@@ -1,64 +1,6 @@
 # Reports: tables (CSV, Markdown, LaTeX), papermill notebooks rendered to HTML, and the index.
 
 
-rule table_retrieval:
-    input:
-        get_retrieval_metrics,
-    output:
-        csv=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.csv",
-        md=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.md",
-        tex=f"{RESULTS}/tables/{{benchmark}}/{{benchmark}}.tex",
-    params:
-        title=get_retrieval_title,
-        absent=get_absent_flags,
-        grid=get_grid_of,
-    threads: 1
-    resources:
-        mem_mb=1000,
-    log:
-        "logs/tables/{benchmark}.log",
-    benchmark:
-        "benchmarks/rules/tables/{benchmark}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench table-retrieval {input} --out-csv {output.csv} --title {params.title:q} {params.absent} "
-        "{params.grid} > {log} 2>&1"
-
-
-rule report_retrieval:
-    input:
-        notebook=f"{NOTEBOOKS}/retrieval.ipynb",
-        table=f"{RESULTS}/tables/retrieval/retrieval.csv",
-        metrics=expand(f"{RESULTS}/metrics/retrieval/{{model}}.json", model=scored_models("retrieval")),
-        positives=f"{DATA}/retrieval/positives.parquet",
-        images=get_items_images,
-    output:
-        f"reports/{SOURCE}/retrieval.html",
-    params:
-        parameters=json.dumps(
-            {
-                "source": SOURCE,
-                "table": f"{RESULTS}/tables/retrieval/retrieval.csv",
-                "table_md": f"{RESULTS}/tables/retrieval/retrieval.md",
-                "bench_dir": f"{DATA}/retrieval",
-                "items_dir": f"{DATA}/items",
-            },
-            sort_keys=True,
-        ),
-    threads: 1
-    resources:
-        mem_mb=2000,
-    log:
-        "logs/reports/retrieval.log",
-    benchmark:
-        "benchmarks/rules/reports/retrieval.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --out {output} > {log} 2>&1"
-
-
 rule index:
     input:
         get_reports,
@@ -98,13 +40,14 @@ rule table_benchmark:
     conda:
         ENV
     shell:
-        "itmbench table-benchmark {input} --out-csv {output.csv} --title {params.title:q} {params.absent} "
+        "itmbench table-benchmark {input} --name {wildcards.bench} --out-csv {output.csv} --title {params.title:q} "
+        "{params.absent} "
         "{params.grid} > {log} 2>&1"
 
 
 rule report_benchmark:
     input:
-        notebook=f"{NOTEBOOKS}/benchmark.ipynb",
+        notebook=get_bench_notebook,
         table=rules.table_benchmark.output.csv,
         audit=get_bench_audit,
         metrics=get_bench_metrics,
@@ -112,6 +55,7 @@ rule report_benchmark:
         figures=get_bench_world_figures,
         claims=get_bench_claims,
         generators=get_bench_report_generators,
+        images=get_bench_report_images,
     output:
         f"reports/{SOURCE}/{{bench}}.html",
     params:

@@ -55,31 +55,6 @@ rule embed_added:
         "--items {params.items_dir} --out {output} --threads {threads} > {log} 2>&1"
 
 
-rule score_retrieval:
-    input:
-        item_table=f"{DATA}/{{benchmark}}/items.parquet",
-        positives=f"{DATA}/{{benchmark}}/positives.parquet",
-        embeddings=rules.embed.output[0],
-    output:
-        scores=f"{RESULTS}/scores/{{benchmark}}/{{model}}.parquet",
-        metrics=f"{RESULTS}/metrics/{{benchmark}}/{{model}}.json",
-    params:
-        bench=dir_of_input("item_table"),
-        score=get_score_params,
-    threads: 1  # one thread: jobs run side by side, and ranks never depend on the thread count
-    resources:
-        mem_mb=4000,
-    log:
-        "logs/score/{benchmark}/{model}.log",
-    benchmark:
-        "benchmarks/rules/score/{benchmark}/{model}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench score-retrieval --bench {params.bench} --embeddings {input.embeddings} --out {output.scores} "
-        "--metrics {output.metrics} --model {wildcards.model} --config {params.score:q} --threads {threads} > {log} 2>&1"
-
-
 rule score_benchmark:
     input:
         bench=f"{DATA}/{{bench}}/items.parquet",
@@ -90,7 +65,7 @@ rule score_benchmark:
     params:
         bench_dir=dir_of_input("bench"),
         score=get_score_params,
-    threads: 1  # as score_retrieval
+    threads: 1  # one thread: jobs run side by side, and ranks never depend on the thread count
     resources:
         mem_mb=4000,
     log:

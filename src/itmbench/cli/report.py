@@ -1,4 +1,4 @@
-"""Tables, figures and reports: `itmbench table-benchmark`, `table-retrieval`, `world-paper-tables`,
+"""Tables, figures and reports: `itmbench table-benchmark`, `world-paper-tables`,
 `world-paper-figures`, `claims`, `notebook`, `index`."""
 
 from __future__ import annotations
@@ -6,43 +6,45 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from itmbench.cli._args import (
     json_arg,
     with_absent_cells,
 )
-from itmbench.papers.registry import PAPERS
+from itmbench.papers.registry import BENCHMARKS, PAPERS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("itmbench")
 
 
-def cmd_table_benchmark(args: argparse.Namespace) -> None:
-    """One benchmark's main metrics for every model as CSV, Markdown and LaTeX."""
+def _main_metrics_long(metrics: list[dict]) -> pd.DataFrame:
+    """Long table (row, column, value, lo, hi): each model's main metrics (its metrics JSON's `metrics`)."""
     import pandas as pd
 
-    from itmbench.io import read_json
-    from itmbench.report.tables import write_table
-
     rows = []
-    for path in args.metrics:
-        m = read_json(path)
+    for m in metrics:
         for name, cell in m["metrics"].items():
             rows.append(
                 {"row": m["model"], "column": name, **{k: cell.get(k, float("nan")) for k in ("value", "lo", "hi")}}
             )
-    long = with_absent_cells(pd.DataFrame(rows), args.absent, args.grid_of)
-    write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header="model")
+    return pd.DataFrame(rows)
 
 
-def cmd_table_retrieval(args: argparse.Namespace) -> None:
-    """The retrieval table of every model as CSV, Markdown and LaTeX."""
+def cmd_table_benchmark(args: argparse.Namespace) -> None:
+    """One benchmark's main metrics for every model as CSV, Markdown and LaTeX (a benchmark whose score
+    module has its own `long_table` and `ROW_HEADER`, as retrieval's, lays its rows out itself)."""
     from itmbench.io import read_json
-    from itmbench.report.retrieval import retrieval_long_table
+    from itmbench.papers.registry import benchmark
     from itmbench.report.tables import write_table
 
-    metrics = [read_json(p) for p in args.metrics]
-    long = with_absent_cells(retrieval_long_table(metrics), args.absent, args.grid_of)
-    write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header="model [positives]")
+    metrics = [read_json(path) for path in args.metrics]
+    score = benchmark(args.name).part("score")
+    long = score.long_table(metrics) if hasattr(score, "long_table") else _main_metrics_long(metrics)
+    long = with_absent_cells(long, args.absent, args.grid_of)
+    write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header=getattr(score, "ROW_HEADER", "model"))
 
 
 def cmd_notebook(args: argparse.Namespace) -> None:
@@ -90,14 +92,9 @@ def cmd_world_paper_figures(args: argparse.Namespace) -> None:
 
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
-    sp = add("table-retrieval", cmd_table_retrieval, "retrieval table as CSV, Markdown, LaTeX")
-    sp.add_argument("metrics", nargs="+")
-    sp.add_argument("--out-csv", required=True, help="the .csv path; .md and .tex are written beside it")
-    sp.add_argument("--title", default="Retrieval")
-    sp.add_argument("--absent", action="append", default=[], help="MODEL=REASON: a model the table does not score")
-    sp.add_argument("--grid-of", default=None, help="items parquet whose caption x image grid {pairs} counts")
     sp = add("table-benchmark", cmd_table_benchmark, "a benchmark's table of every model")
     sp.add_argument("metrics", nargs="+")
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark")
     sp.add_argument("--out-csv", required=True)
     sp.add_argument("--title", required=True)
     sp.add_argument("--absent", action="append", default=[], help="MODEL=REASON: a model the table does not score")

@@ -1,4 +1,4 @@
-"""`itmbench score-benchmark`, `metrics-benchmark`, `score-retrieval`, `metrics-retrieval`, `score-pairs`: scoring."""
+"""`itmbench score-benchmark`, `metrics-benchmark`, `score-pairs`: scoring."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from itmbench.cli._args import (
 )
 
 log = logging.getLogger("itmbench")
+# the params `score` keys a benchmark's `summarize` takes, unless its score module names others (`SCORE_OPTIONS`)
+DEFAULT_SCORE_OPTIONS = ("n_boot", "seed", "confidence")
 
 
 def cmd_score_benchmark(args: argparse.Namespace) -> None:
@@ -53,71 +55,14 @@ def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dic
     from itmbench.papers.registry import benchmark
 
     score = benchmark(name).part("score")
-    summary = score.summarize(
-        pd.read_parquet(scores), n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
-    )
+    options = getattr(score, "SCORE_OPTIONS", DEFAULT_SCORE_OPTIONS)
+    summary = score.summarize(pd.read_parquet(scores), **{key: cfg[key] for key in options})
     write_json(out, {**summary, "model": model, "benchmark": name})
 
 
 def cmd_metrics_benchmark(args: argparse.Namespace) -> None:
     """A benchmark's metrics with intervals from per-instance scores."""
     _write_benchmark_metrics(args.name, args.scores, args.model, args.config, args.out)
-
-
-def cmd_score_retrieval(args: argparse.Namespace) -> None:
-    """Per-query first-positive ranks of one model on one retrieval benchmark."""
-    limit_threads(args.threads)  # first: before numpy loads its BLAS
-    check_metrics_args(args)
-    from itmbench.io import write_parquet
-    from itmbench.papers.retrieval.benchmark import read_retrieval
-    from itmbench.scoring.embed import EmbeddingCache
-    from itmbench.scoring.retrieval import score_retrieval
-
-    items, positives = read_retrieval(args.bench)
-    shortlist = shortlist_of(args)
-    if args.pairs and shortlist is not None:
-        from itmbench.scoring.pairs import PairScores, by_direction, rerank_caches
-
-        grids = rerank_caches(items, PairScores(args.pairs), shortlist)
-        scores = by_direction(
-            {d: score_retrieval(items, positives, grids[d], args.chunk_size) for d in grids}, "direction"
-        )
-    else:
-        if args.pairs:
-            from itmbench.scoring.pairs import PairScores
-
-            cache = PairScores(args.pairs).as_cache(
-                items.loc[items["kind"] == "caption", "item_id"].to_numpy(),
-                items.loc[items["kind"] == "image", "item_id"],
-            )
-        else:
-            cache = EmbeddingCache(args.embeddings)
-        scores = score_retrieval(items, positives, cache, args.chunk_size)
-    write_parquet(args.out, scores)
-    if args.metrics:
-        _write_retrieval_metrics(args.out, args.model, Path(args.bench).name, args.config, args.metrics)
-
-
-def _write_retrieval_metrics(scores: str | Path, model: str, bench: str, cfg: dict, out: str | Path) -> None:
-    """R@K and MedR with intervals from a per-query ranks file (read back as written)."""
-    import pandas as pd
-
-    from itmbench.io import write_json
-    from itmbench.metrics.retrieval import retrieval_summary
-
-    table = pd.read_parquet(scores)
-    result: dict = {"model": model, "benchmark": bench, "metrics": {}}
-    for (positive_set, direction), group in table.groupby(["positive_set", "direction"], sort=True):
-        summary = retrieval_summary(
-            group["rank"].to_numpy(), ks=cfg["ks"], n_boot=cfg["n_boot"], seed=cfg["seed"], confidence=cfg["confidence"]
-        )
-        result["metrics"].setdefault(positive_set, {})[direction] = summary
-    write_json(out, result)
-
-
-def cmd_metrics_retrieval(args: argparse.Namespace) -> None:
-    """R@K and MedR with intervals from per-query ranks."""
-    _write_retrieval_metrics(args.scores, args.model, args.benchmark, args.config, args.out)
 
 
 def _pairs_needed(name: str, bench: str, shortlist=None):
@@ -127,12 +72,6 @@ def _pairs_needed(name: str, bench: str, shortlist=None):
 
     if shortlist is not None and name not in GALLERY_BENCHMARKS:
         raise ValueError(f"--shortlist: {name} is no gallery benchmark ({sorted(GALLERY_BENCHMARKS)} are)")
-    if name == "retrieval":
-        from itmbench.papers.retrieval.benchmark import read_retrieval
-        from itmbench.scoring.pairs import items_grid, shortlist_pairs
-
-        items, _ = read_retrieval(bench)
-        return items_grid(items) if shortlist is None else shortlist_pairs(items, shortlist)
     from itmbench.papers.registry import benchmark
 
     entry = benchmark(name)
@@ -179,22 +118,6 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
-    sp = add("score-retrieval", cmd_score_retrieval, "per-query ranks on a retrieval benchmark")
-    sp.add_argument("--bench", required=True)
-    scored = sp.add_mutually_exclusive_group(required=True)
-    scored.add_argument("--embeddings", nargs="+")
-    scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (the full grid or a shortlist)")
-    sp.add_argument("--out", required=True)
-    sp.add_argument("--chunk-size", type=int, default=1024)
-    sp.add_argument("--threads", type=int, default=1)
-    add_shortlist(sp)
-    add_metrics_out(sp)
-    sp = add("metrics-retrieval", cmd_metrics_retrieval, "R@K and MedR with intervals")
-    sp.add_argument("--scores", required=True)
-    sp.add_argument("--model", required=True)
-    sp.add_argument("--benchmark", required=True)
-    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
-    sp.add_argument("--out", required=True)
     sp = add("score-benchmark", cmd_score_benchmark, "per-instance scores of a model on a benchmark")
     sp.add_argument("--name", required=True)
     sp.add_argument("--bench", required=True)
@@ -212,7 +135,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
     sp.add_argument("--out", required=True)
     sp = add("score-pairs", cmd_score_pairs, "a cross scorer's scores of the pairs a benchmark needs")
-    sp.add_argument("--name", required=True, help="the benchmark (retrieval or a world benchmark)")
+    sp.add_argument("--name", required=True, help="the benchmark (a name of the benchmark registry)")
     sp.add_argument("--bench", required=True)
     sp.add_argument("--model", required=True)
     sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")

@@ -1,4 +1,4 @@
-"""`itmbench world`, `build-retrieval`, `build-benchmark`, `audit-benchmark`: the world and its benchmarks."""
+"""`itmbench world`, `build-benchmark`, `audit-benchmark`: the world and its benchmarks."""
 
 from __future__ import annotations
 
@@ -22,18 +22,6 @@ def cmd_world(args: argparse.Namespace) -> None:
     world = generate_world(cfg)
     write_world(world, args.out)
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
-
-
-def cmd_build_retrieval(args: argparse.Namespace) -> None:
-    """Build the world's retrieval benchmark (original and complete-truth positives)."""
-    from itmbench.papers.retrieval.benchmark import build_world_retrieval, write_retrieval
-    from itmbench.world.generate import WorldConfig, read_world
-
-    cfg = make_config(WorldConfig, args.world)
-    items, positives = build_world_retrieval(read_world(args.items), args.split, cfg.relation_margin, cfg.max_objects)
-    write_retrieval(items, positives, args.out)
-    counts = positives.groupby("positive_set").size().to_dict()
-    log.info("retrieval on %s: %d items; positives %s", args.split, len(items), counts)
 
 
 def _dep_dirs(pairs: list[str]) -> dict[str, str]:
@@ -75,11 +63,6 @@ def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("world", cmd_world, "generate the world's items")
     sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `world` section as JSON")
-    sp.add_argument("--out", required=True)
-    sp = add("build-retrieval", cmd_build_retrieval, "build the world's retrieval benchmark")
-    sp.add_argument("--items", required=True)
-    sp.add_argument("--world", type=json_arg, required=True)
-    sp.add_argument("--split", default="test")
     sp.add_argument("--out", required=True)
     sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
     sp.add_argument("--name", required=True)

@@ -53,6 +53,9 @@ def _truth_settings(section: dict[str, Any], world_cfg: WorldConfig) -> dict[str
     return {**section, "relation_margin": world_cfg.relation_margin, "max_objects": world_cfg.max_objects}
 
 
+RETRIEVAL_TITLE = "COCO-style retrieval on the world's {split} split: R@K (%) and median rank, {intervals}"
+
+
 @dataclass(frozen=True)
 class BenchmarkEntry:
     """One world benchmark: its package's parts, config class and what its build needs."""
@@ -63,6 +66,11 @@ class BenchmarkEntry:
     depends_on: tuple[str, ...] = ()
     adds_items: bool = False
     truth_in_config: bool = False
+    # its table's title: `{name}`, `{split}` (its section's) and `{intervals}` (the level, and which cross
+    # scorers re-rank) are filled by the workflow
+    table_title: str = "{name} in the world: every model (%, {intervals})"
+    heading: str = ""  # its report's heading: the paper and its task in a line
+    report_notebook: str = "benchmark"  # workflow/notebooks/<report_notebook>.ipynb renders its report
 
     def part(self, name: str) -> ModuleType:
         """A part of the benchmark's package (``itmbench.papers.<name>.<part>``: build, canonical, audit, score)."""
@@ -97,12 +105,56 @@ class BenchmarkEntry:
 
 
 BENCHMARKS: dict[str, BenchmarkEntry] = {
-    "bison": BenchmarkEntry("bison", "BisonConfig", _world_cfg_kwargs),
-    "mcic": BenchmarkEntry("mcic", "MCICConfig", _no_kwargs, truth_in_config=True),
-    "cxc": BenchmarkEntry("cxc", "CxcConfig", _world_cfg_kwargs),
-    "eccv": BenchmarkEntry("eccv", "EccvConfig", _eccv_kwargs, depends_on=("cxc",)),
-    "bivlc": BenchmarkEntry("bivlc", "BiVLCConfig", _no_kwargs, adds_items=True, truth_in_config=True),
-    "sugarcrepe": BenchmarkEntry("sugarcrepe", "SugarCrepeConfig", _no_kwargs, adds_items=True, truth_in_config=True),
+    "retrieval": BenchmarkEntry(
+        "retrieval",
+        "RetrievalConfig",
+        _world_cfg_kwargs,
+        table_title=RETRIEVAL_TITLE,
+        heading="COCO-style retrieval: i2t and t2i under the original and the complete-truth positives",
+        report_notebook="retrieval",
+    ),
+    "bison": BenchmarkEntry(
+        "bison",
+        "BisonConfig",
+        _world_cfg_kwargs,
+        heading="BISON (Hu, Misra, van der Maaten): pick which of two similar images a caption describes",
+    ),
+    "mcic": BenchmarkEntry(
+        "mcic",
+        "MCICConfig",
+        _no_kwargs,
+        truth_in_config=True,
+        heading="MCIC-COCO (Ding et al.): pick the true caption of an image among 5",
+    ),
+    "cxc": BenchmarkEntry(
+        "cxc",
+        "CxcConfig",
+        _world_cfg_kwargs,
+        heading="Crisscrossed Captions (Parekh et al.): graded intra- and inter-modal similarity",
+    ),
+    "eccv": BenchmarkEntry(
+        "eccv",
+        "EccvConfig",
+        _eccv_kwargs,
+        depends_on=("cxc",),
+        heading="ECCV Caption (Chun et al.): retrieval with machine-and-human-verified positives",
+    ),
+    "bivlc": BenchmarkEntry(
+        "bivlc",
+        "BiVLCConfig",
+        _no_kwargs,
+        adds_items=True,
+        truth_in_config=True,
+        heading="BiVLC (Miranda et al.): SugarCrepe plus generated hard-negative images",
+    ),
+    "sugarcrepe": BenchmarkEntry(
+        "sugarcrepe",
+        "SugarCrepeConfig",
+        _no_kwargs,
+        adds_items=True,
+        truth_in_config=True,
+        heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
+    ),
 }
 
 

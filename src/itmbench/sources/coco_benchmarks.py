@@ -325,12 +325,6 @@ def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
     return write
 
 
-def _write_retrieval(tables: Tables, out_dir: str | Path) -> None:
-    from itmbench.papers.retrieval.benchmark import write_retrieval
-
-    write_retrieval(tables["items"], tables["positives"], out_dir)
-
-
 @dataclass(frozen=True)
 class CocoBenchmark:
     """One benchmark of the coco source: its paper's `coco` module (config, builder), its writer, its files.
@@ -374,7 +368,7 @@ COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
     "bivlc": CocoBenchmark(
         "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
     ),
-    "retrieval": CocoBenchmark("retrieval", "RetrievalCocoConfig", _write_retrieval, ("eccv_coco_test_ids",)),
+    "retrieval": CocoBenchmark("retrieval", "RetrievalCocoConfig", _write_module("retrieval"), ("eccv_coco_test_ids",)),
     "sugarcrepe": CocoBenchmark(
         "sugarcrepe",
         "SugarCrepeCocoConfig",

@@ -7,17 +7,17 @@ def raw_file(key):
 
 def get_coco_bench_files(wildcards):
     """The released files a COCO benchmark's build reads (declared by its entry in sources/coco_benchmarks.py)."""
-    name = wildcards.get("bench", "retrieval")
+    name = wildcards.bench
     return [raw_file(key) for key in COCO_BENCHMARKS[name].released_keys]
 
 
 def get_coco_bench_params(wildcards):
     """The benchmark's own `coco_benchmarks` settings (id offsets of added items...)."""
-    return json.dumps(config["coco_benchmarks"][wildcards.get("bench", "retrieval")], sort_keys=True)
+    return json.dumps(config["coco_benchmarks"][wildcards.bench], sort_keys=True)
 
 
 def get_coco_bench_item_tables(wildcards):
-    return [f"{DATA}/retrieval/items.parquet", *expand(f"{DATA}/{{bench}}/items.parquet", bench=WORLD_BENCHMARKS)]
+    return expand(f"{DATA}/{{bench}}/items.parquet", bench=WORLD_BENCHMARKS)
 
 
 def get_coco_llm_params(wildcards):

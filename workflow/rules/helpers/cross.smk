@@ -10,7 +10,7 @@ CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]
 FFNN = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).needs_upstream)
 # cross_scorers name world models; the coco source keeps those of its own models (none by default)
 GALLERY_CROSS = [m for m in config["cross_scorers"]["gallery_models"] if SOURCE == "world" or m in MODEL_SPECS]
-PAIR_BENCHMARKS = sorted([*RETRIEVAL_BENCHMARKS, *WORLD_BENCHMARKS])
+PAIR_BENCHMARKS = WORLD_BENCHMARKS
 _not_cross = sorted(set(GALLERY_CROSS) - set(CROSS))
 if _not_cross:
     raise ValueError(f"params.yaml cross_scorers.gallery_models: {_not_cross} are not cross-scoring models {CROSS}")
@@ -55,7 +55,7 @@ def scored_models(bench):
 
 def get_absent_flags(wildcards):
     """--absent MODEL=REASON for every model a benchmark's table does not score."""
-    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    bench = wildcards.bench
     flags = []
     task = benchmark_task(bench)
     for m in MODELS:
@@ -67,7 +67,7 @@ def get_absent_flags(wildcards):
 
 def get_grid_of(wildcards):
     """A gallery benchmark's items: the table counts the pairs a cross scorer would need."""
-    bench = wildcards.get("bench") or wildcards.get("benchmark")
+    bench = wildcards.bench
     return f"--grid-of {DATA}/{bench}/items.parquet" if bench in GALLERY_BENCHMARKS else ""
 
 
@@ -102,7 +102,7 @@ def get_cross_features(wildcards):
 
 def get_shortlist(wildcards):
     """On a gallery benchmark, the shortlist model's cache of the world's items: the cross scorer re-ranks its top-k."""
-    bench = wildcards.get("pairbench") or wildcards.get("bench") or wildcards.get("benchmark")
+    bench = wildcards.get("pairbench") or wildcards.bench
     if SHORTLIST is None or bench not in GALLERY_BENCHMARKS:
         return []
     return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"]

@@ -1,5 +1,6 @@
 # Input functions of the papers' tables and figures filled from the world (workflow/rules/papers.smk).
 
+from itmbench.papers.claims import CLAIM_ORDER
 from itmbench.papers.world import PAPER_BENCHMARKS, PAPER_TITLES, world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
 from snakemake.io import report as snakemake_report
@@ -51,15 +52,19 @@ def get_first_output_dir(wildcards, output):
 
 
 def get_bench_world_tables(wildcards):
-    """The Markdown of a paper's world tables, for its report."""
+    """The Markdown of a paper's world tables, for its report (none for a benchmark that is no paper's)."""
+    if wildcards.bench not in WORLD_PAPERS:
+        return []
     return [p for p in world_table_paths(wildcards.bench, f"{RESULTS}/tables/{wildcards.bench}") if p.endswith(".md")]
 
 
 def get_bench_world_figures(wildcards):
-    """The PNG of a paper's world figures, for its report."""
+    """The PNG of a paper's world figures, for its report (none for a benchmark that is no paper's)."""
+    if wildcards.bench not in WORLD_PAPERS:
+        return []
     return [p for p in world_figure_paths(wildcards.bench, f"{RESULTS}/figures/{wildcards.bench}") if p.endswith(".png")]
 
 
 def get_bench_claims(wildcards):
-    """A paper's claims checked on the source's metrics, for its report."""
-    return f"{RESULTS}/tables/claims/{wildcards.bench}.md"
+    """A paper's claims checked on the source's metrics, for its report (none for a paper without claims)."""
+    return f"{RESULTS}/tables/claims/{wildcards.bench}.md" if wildcards.bench in CLAIM_ORDER else []

@@ -1,0 +1,67 @@
+"""What only the world can tell about retrieval: how many true matches COCO's positives (an image's own
+captions) miss, recomputed from the scene graphs and checked against the `truth` positives the build wrote."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from itmbench.papers.audit_rows import COLUMNS, rate_row, value_row
+from itmbench.papers.retrieval.build import split_truth
+from itmbench.papers.retrieval.config import RetrievalConfig
+from itmbench.world.generate import World, WorldConfig
+
+
+def _pairs(frame: pd.DataFrame) -> set[tuple[int, int]]:
+    return set(zip(frame["caption_id"].astype(np.int64).tolist(), frame["image_id"].astype(np.int64).tolist()))
+
+
+def audit(
+    world: World, tables: dict[str, pd.DataFrame], cfg: RetrievalConfig, *, world_cfg: WorldConfig
+) -> pd.DataFrame:
+    """The false-negative share of the original positives, and per query how many true matches there are.
+
+    Long form (row, column, value, lo, hi), column 'world' (Wilson intervals on rates, in %). The truth is
+    recomputed from the scene graphs; a built `truth` positive set that differs from it is an error.
+    """
+    image_ids, caption_ids, fits = split_truth(world, cfg.split, world_cfg.relation_margin, world_cfg.max_objects)
+    ci, ii = np.nonzero(fits)
+    truth = set(zip(caption_ids[ci].astype(np.int64).tolist(), image_ids[ii].astype(np.int64).tolist()))
+    positives = tables["positives"]
+    built = _pairs(positives[positives["positive_set"] == "truth"])
+    if built != truth:
+        extra, missing = sorted(built - truth)[:3], sorted(truth - built)[:3]
+        raise ValueError(
+            f"retrieval audit: the built truth positives differ from the world's truth "
+            f"({len(built - truth)} not true, e.g. {extra}; {len(truth - built)} missing, e.g. {missing}); "
+            "expected a benchmark built from this world with these truth settings"
+        )
+    original = _pairs(positives[positives["positive_set"] == "original"])
+    per_caption = fits.sum(axis=1)
+    per_image = fits.sum(axis=0)
+    n_c, n_i = len(caption_ids), len(image_ids)
+    foreign = _images_with_foreign(fits, positives, caption_ids, image_ids)
+    rows = [
+        value_row("images in the gallery", "world", n_i),
+        value_row("captions in the gallery", "world", n_c),
+        value_row("original positive pairs", "world", len(original)),
+        value_row("true positive pairs", "world", len(truth)),
+        rate_row("original positives that are true (%)", "world", len(original & truth), len(original)),
+        rate_row("true positives the original set misses (%)", "world", len(truth - original), len(truth)),
+        rate_row("captions that fit another image too (%)", "world", int((per_caption > 1).sum()), n_c),
+        rate_row("images with a fitting caption of another image (%)", "world", foreign, n_i),
+        value_row("mean true images per caption", "world", float(per_caption.mean()) if n_c else float("nan")),
+        value_row("mean true captions per image", "world", float(per_image.mean()) if n_i else float("nan")),
+    ]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _images_with_foreign(
+    fits: np.ndarray, positives: pd.DataFrame, caption_ids: np.ndarray, image_ids: np.ndarray
+) -> int:
+    """Images that a caption written for another image fits (a false negative of COCO-style i2t)."""
+    original = positives[positives["positive_set"] == "original"]
+    owner = dict(zip(original["caption_id"].astype(np.int64).tolist(), original["image_id"].astype(np.int64).tolist()))
+    owners = np.array([owner.get(int(c), -1) for c in caption_ids], dtype=np.int64)
+    foreign = fits & (owners[:, None] != image_ids[None, :].astype(np.int64))
+    return int(foreign.any(axis=0).sum())
