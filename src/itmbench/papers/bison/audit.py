@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.papers.audit_rows import rate_row, value_row
 from itmbench.papers.bison.build import PUBLISHED_STAGE_COUNTS, _split_truth, _world_truth_params
 from itmbench.papers.bison.canonical import NONE_CHOICE
 from itmbench.papers.bison.config import BisonConfig
@@ -16,17 +14,6 @@ from itmbench.world.generate import World, WorldConfig
 PUBLISHED_SPLIT_IMAGES = 40_504  # COCO val2014 (Table 2)
 PUBLISHED_BISON_IMAGES = 38_680  # images with a BISON example (Table 2, about 95.5%)
 PUBLISHED_BISON_CAPTIONS = 45_218  # unique queries (Table 2)
-
-
-def _rate_row(row: str, column: str, k: int, n: int, percent: bool = True) -> dict[str, Any]:
-    scale = 100.0 if percent else 1.0
-    lo, hi = wilson_interval(k, n)
-    value = k / n if n else float("nan")
-    return {"row": row, "column": column, "value": scale * value, "lo": scale * lo, "hi": scale * hi}
-
-
-def _fixed_row(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
 
 
 def audit(
@@ -63,31 +50,31 @@ def audit(
     p1, p2, p3 = PUBLISHED_STAGE_COUNTS.values()
     n_images = len(np.unique(ann[["image_id_0", "image_id_1"]].to_numpy()))
     rows = [
-        _fixed_row("stage 1: image pairs", "world", n1),
-        _fixed_row("stage 1: image pairs", "published", p1),
-        _fixed_row("stage 2: query triples", "world", n2),
-        _fixed_row("stage 2: query triples", "published", p2),
-        _fixed_row("stage 3: verified triples", "world", n3),
-        _fixed_row("stage 3: verified triples", "published", p3),
-        _rate_row("stage 2 survivor rate (%)", "world", n2, n1),
-        _fixed_row("stage 2 survivor rate (%)", "published", 100.0 * p2 / p1),
-        _rate_row("stage 3 survivor rate (%)", "world", n3, n2),
-        _fixed_row("stage 3 survivor rate (%)", "published", 100.0 * p3 / p2),
-        _rate_row("overall survivor rate (%)", "world", n3, n1),
-        _fixed_row("overall survivor rate (%)", "published", 100.0 * p3 / p1),
-        _rate_row("pairs with a discriminative caption (%)", "world", int(has_disc.sum()), n1),
-        _rate_row("stage-2 queries that also fit the negative (%)", "world", int(leak2.sum()), n2),
-        _rate_row("BISON queries that also fit the negative (%)", "world", int(leak3.sum()), n3),
-        _rate_row(
+        value_row("stage 1: image pairs", "world", n1),
+        value_row("stage 1: image pairs", "published", p1),
+        value_row("stage 2: query triples", "world", n2),
+        value_row("stage 2: query triples", "published", p2),
+        value_row("stage 3: verified triples", "world", n3),
+        value_row("stage 3: verified triples", "published", p3),
+        rate_row("stage 2 survivor rate (%)", "world", n2, n1),
+        value_row("stage 2 survivor rate (%)", "published", 100.0 * p2 / p1),
+        rate_row("stage 3 survivor rate (%)", "world", n3, n2),
+        value_row("stage 3 survivor rate (%)", "published", 100.0 * p3 / p2),
+        rate_row("overall survivor rate (%)", "world", n3, n1),
+        value_row("overall survivor rate (%)", "published", 100.0 * p3 / p1),
+        rate_row("pairs with a discriminative caption (%)", "world", int(has_disc.sum()), n1),
+        rate_row("stage-2 queries that also fit the negative (%)", "world", int(leak2.sum()), n2),
+        rate_row("BISON queries that also fit the negative (%)", "world", int(leak3.sum()), n3),
+        rate_row(
             "valid triples dropped by verification (%)", "world", int(valid2.sum()) - accepted_valid, int(valid2.sum())
         ),
-        _fixed_row("images in the split", "world", len(image_ids)),
-        _fixed_row("images in the split", "published", PUBLISHED_SPLIT_IMAGES),
-        _rate_row("images in BISON (% of the split)", "world", n_images, len(image_ids)),
-        _fixed_row(
+        value_row("images in the split", "world", len(image_ids)),
+        value_row("images in the split", "published", PUBLISHED_SPLIT_IMAGES),
+        rate_row("images in BISON (% of the split)", "world", n_images, len(image_ids)),
+        value_row(
             "images in BISON (% of the split)", "published", 100.0 * PUBLISHED_BISON_IMAGES / PUBLISHED_SPLIT_IMAGES
         ),
-        _fixed_row("unique captions", "world", int(ann["caption_id"].nunique())),
-        _fixed_row("unique captions", "published", PUBLISHED_BISON_CAPTIONS),
+        value_row("unique captions", "world", int(ann["caption_id"].nunique())),
+        value_row("unique captions", "published", PUBLISHED_BISON_CAPTIONS),
     ]
     return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.papers.audit_rows import value_row
 from itmbench.papers.cxc.build import _margin_from_inputs, _sis_pairs, _Split, _split_data, _sts_value, claim_atoms
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SAME_EXAMPLE_METHODS, TASKS
@@ -73,13 +74,10 @@ def _pair_keys(frame: pd.DataFrame, task: str) -> list[tuple[int, int]]:
 
 
 def _pct_row(row: str, column: str, k: int, n: int) -> dict[str, Any]:
+    """`audit_rows.rate_row`, but 100 * k / n as CxC always computed it (rate_row: 100 * (k / n))."""
     lo, hi = wilson_interval(k, n)
     value = 100.0 * k / n if n else float("nan")
     return {"row": row, "column": column, "value": value, "lo": 100.0 * lo, "hi": 100.0 * hi}
-
-
-def _plain(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
 
 
 def rating_histogram(scores: np.ndarray) -> np.ndarray:
@@ -108,11 +106,11 @@ def audit(world: World, tables: dict[str, pd.DataFrame], cfg: CxcConfig, **input
             rated = set(keys)
             cxc_pos = {k for k, p in zip(keys, frame["positive"].to_numpy()) if p}
             n_true, n_rated_true = len(truth), len(truth & rated)
-            rows.append(_plain(label, "true positives", n_true))
-            rows.append(_plain(label, "rated pairs", len(rated)))
-            rows.append(_plain(label, "rated true positives", n_rated_true))
+            rows.append(value_row(label, "true positives", n_true))
+            rows.append(value_row(label, "rated pairs", len(rated)))
+            rows.append(value_row(label, "rated true positives", n_rated_true))
             rows.append(_pct_row(label, "true positives never rated (%)", n_true - n_rated_true, n_true))
-            rows.append(_plain(label, "CxC positives", len(cxc_pos)))
+            rows.append(value_row(label, "CxC positives", len(cxc_pos)))
             rows.append(_pct_row(label, "CxC positives that are true (%)", len(cxc_pos & truth), len(cxc_pos)))
             rows.append(_pct_row(label, "true positives found by CxC (%)", len(cxc_pos & truth), n_true))
         for task in TASKS:
@@ -130,7 +128,7 @@ def audit(world: World, tables: dict[str, pd.DataFrame], cfg: CxcConfig, **input
                 closing = "]" if b == len(HIST_EDGES) - 2 else ")"
                 row = f"{split} {TASK_LABELS[task]} rating [{lo:.1f}, {hi:.1f}{closing}"
                 for g, h in hists.items():
-                    rows.append(_plain(row, g, int(h[b])))
+                    rows.append(value_row(row, g, int(h[b])))
         for row, task, method, paper in (
             (f"{split} co-captions (STS)", "sts", "c2c_cocaption", PAPER_COCAPTION_STS),
             (f"{split} original pairs (SITS)", "sits", "c2i_original", PAPER_ORIGINAL_SITS),
@@ -141,7 +139,7 @@ def audit(world: World, tables: dict[str, pd.DataFrame], cfg: CxcConfig, **input
             lo, hi = bootstrap_interval(values, np.mean, n_boot=1000, seed=cfg.seed)
             mean = float(values.mean()) if len(values) else float("nan")
             rows.append({"row": row, "column": "mean rating", "value": mean, "lo": lo, "hi": hi})
-            rows.append(_plain(row, "paper", paper))
+            rows.append(value_row(row, "paper", paper))
     return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"]).astype(
         {"value": "float64", "lo": "float64", "hi": "float64"}
     )

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.papers.audit_rows import rate_row, value_row
 from itmbench.papers.eccv.build import SplitData, claim_matrix, split_data
 from itmbench.papers.eccv.canonical import I2T, SHORT
 from itmbench.papers.eccv.config import ANSWERS, EccvConfig
@@ -28,16 +28,6 @@ def _truth_pairs(data: SplitData, direction: str, query_ids: np.ndarray) -> np.n
     sub = data.fits[data.caption_rows(query_ids)]
     qi, ii = np.nonzero(sub)
     return _pair_keys(data.image_ids[ii], query_ids[qi])
-
-
-def _rate_row(row: str, column: str, successes: int, n: int, confidence: float) -> dict[str, Any]:
-    lo, hi = wilson_interval(successes, n, confidence)
-    value = successes / n if n else float("nan")
-    return {"row": row, "column": column, "value": 100 * value, "lo": 100 * lo, "hi": 100 * hi}
-
-
-def _plain_row(row: str, column: str, value: float) -> dict[str, Any]:
-    return {"row": row, "column": column, "value": float(value), "lo": float("nan"), "hi": float("nan")}
 
 
 def audit(
@@ -83,11 +73,11 @@ def audit(
         for label, keys in sets.items():
             keys = np.unique(keys)
             hits = int(np.isin(keys, truth).sum())
-            rows.append(_rate_row(label, f"{short} precision", hits, len(keys), confidence))
-            rows.append(_rate_row(label, f"{short} recall", hits, len(truth), confidence))
-            rows.append(_plain_row(label, f"{short} positives per query", len(keys) / max(len(q_ids), 1)))
+            rows.append(rate_row(label, f"{short} precision", hits, len(keys), confidence))
+            rows.append(rate_row(label, f"{short} recall", hits, len(truth), confidence))
+            rows.append(value_row(label, f"{short} positives per query", len(keys) / max(len(q_ids), 1)))
         rows.append(
-            _plain_row("Truth (every fitting pair)", f"{short} positives per query", len(truth) / max(len(q_ids), 1))
+            value_row("Truth (every fitting pair)", f"{short} positives per query", len(truth) / max(len(q_ids), 1))
         )
     # the simulated humans, by number of violated claims (recomputed from the scene graphs)
     judged = ann.drop_duplicates(["direction", "query_id", "candidate_id"])
@@ -100,5 +90,5 @@ def audit(
     for lvl, label in ((0, "answers: pair fits"), (1, "answers: 1 claim violated"), (2, "answers: 2+ claims violated")):
         mask = level == lvl
         for answer in ANSWERS:
-            rows.append(_rate_row(label, answer, int((answers[mask] == answer).sum()), int(mask.sum()), confidence))
+            rows.append(rate_row(label, answer, int((answers[mask] == answer).sum()), int(mask.sum()), confidence))
     return pd.DataFrame(rows, columns=["row", "column", "value", "lo", "hi"])
