@@ -23,7 +23,7 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     """Per-instance scores of one model on one benchmark, from the embedding cache."""
     limit_threads(args.threads)  # first: before numpy loads its BLAS
     check_metrics_args(args)
-    from itmbench.io import write_parquet
+    from itmbench.io import output_set, staged, write_parquet
     from itmbench.papers.registry import benchmark
     from itmbench.scoring.embed import EmbeddingCache
 
@@ -39,9 +39,10 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
             scores = entry.module.score_pairs(tables, PairScores(args.pairs))
     else:
         scores = entry.module.score_dual(tables, EmbeddingCache(args.embeddings))
-    write_parquet(args.out, scores)
-    if args.metrics:
-        _write_benchmark_metrics(args.name, args.out, args.model, args.config, args.metrics)
+    with output_set(files=[args.out, *([args.metrics] if args.metrics else [])]):  # together or not at all
+        write_parquet(args.out, scores)
+        if args.metrics:
+            _write_benchmark_metrics(args.name, staged(args.out), args.model, args.config, args.metrics)
 
 
 def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dict, out: str | Path) -> None:
@@ -66,7 +67,7 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
     """Per-query first-positive ranks of one model on one retrieval benchmark."""
     limit_threads(args.threads)  # first: before numpy loads its BLAS
     check_metrics_args(args)
-    from itmbench.io import write_parquet
+    from itmbench.io import output_set, staged, write_parquet
     from itmbench.papers.retrieval.benchmark import read_retrieval
     from itmbench.scoring.embed import EmbeddingCache
     from itmbench.scoring.retrieval import score_retrieval
@@ -91,9 +92,10 @@ def cmd_score_retrieval(args: argparse.Namespace) -> None:
         else:
             cache = EmbeddingCache(args.embeddings)
         scores = score_retrieval(items, positives, cache, args.chunk_size)
-    write_parquet(args.out, scores)
-    if args.metrics:
-        _write_retrieval_metrics(args.out, args.model, Path(args.bench).name, args.config, args.metrics)
+    with output_set(files=[args.out, *([args.metrics] if args.metrics else [])]):  # together or not at all
+        write_parquet(args.out, scores)
+        if args.metrics:
+            _write_retrieval_metrics(staged(args.out), args.model, Path(args.bench).name, args.config, args.metrics)
 
 
 def _write_retrieval_metrics(scores: str | Path, model: str, bench: str, cfg: dict, out: str | Path) -> None:
