@@ -4,15 +4,17 @@ Every output goes to a temp file beside it (same folder, so same filesystem) and
 name only when complete. Inside an `output_set`, the outputs it declares are not renamed as each is
 written: they wait, complete and fsynced, until the whole block has succeeded, and are then renamed
 into place in the order they were written (a command writes the file that marks its completion
-last). If the block fails, every temp of the set is removed and the previous outputs stay as they
-were. A set of renames is not atomic: a SIGKILL (or a crash) inside that last loop of renames would
-leave some outputs new and some old, so before the loop the set writes a journal of its renames
-(`.itmbench-commit-<host>-<pid>-<random>.json` beside its first output); the next run that declares
-those outputs finds the journal of a dead process and completes its renames (every temp it lists
-was complete before the journal was written), so the mix is repaired into the killed run's complete
-set before anything else happens. SIGTERM and SIGINT cannot land inside the loop: `cli.main`
-installs `removing_temps_on_signals`, which defers a signal until the loop is done, and otherwise
-removes the live temps and exits 128 + the signal's number.
+last). If the block fails, every temp of the set and every folder it created are removed, and the
+previous outputs stay as they were.
+
+A set of renames is not atomic: a SIGKILL (or a crash) inside that last loop would leave some outputs
+new and some old. So before the loop the set writes a journal of its renames beside its first output,
+`.itmbench-commit-<host>-<pid>-<random>` (JSON, with no suffix a reader's `*.json` would match); the
+next run that declares those outputs finds the journal of a dead process and completes its renames
+(every temp it lists was complete before the journal was written), so the mix becomes the killed
+run's complete set before anything else happens. SIGTERM and SIGINT cannot land inside the loop:
+`cli.main` installs `removing_temps_on_signals`, which defers a signal until the loop is done, and
+otherwise removes the live temps and exits 128 + the signal's number.
 
 Temp names are recognisable: `.<name>.itmbench-tmp-<host>-<pid>-<random><suffix>`. A temp left by
 a SIGKILLed process is removed by the next write of the same output: one written on this host by a
@@ -46,7 +48,7 @@ TEMP_MARK = ".itmbench-tmp-"
 JOURNAL_PREFIX = ".itmbench-commit-"
 SLOW_WRITE_ENV = "ITMBENCH_TEST_SLOW_WRITE"
 HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:32] or "host"  # no '-': names parse unambiguously
-_JOURNAL_NAME = re.compile(rf"^{re.escape(JOURNAL_PREFIX)}(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[A-Za-z0-9_]+\.json$")
+_JOURNAL_NAME = re.compile(rf"^{re.escape(JOURNAL_PREFIX)}(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 _STALE_SLACK_S = 2.0  # a process's start time from /proc is known to about a second
 
 _live_lock = threading.Lock()
@@ -168,8 +170,8 @@ def _parse_temp(name: str, output: str) -> tuple[str, int] | None:
 
 
 def _temps_in(folder: Path) -> dict[str, list[Path]]:
-    """The temps in `folder` by the output they belong to (listed once per process: a folder of many outputs
-    is not listed again for each)."""
+    """The temps in `folder` by the output they belong to, listed once per command (`cli.main` and each new
+    output set start afresh), so a folder of thousands of outputs is not listed again for each."""
     found = _scanned.get(folder)
     if found is None:
         found = {}
@@ -221,6 +223,7 @@ class OutputSet:
         self.files: list[Path] = []
         self.folders: list[Path] = []
         self._staged: dict[Path, Path] = {}  # output -> its complete temp, in the order written
+        self._made: list[Path] = []  # folders its writes created (removed again, if empty, when the set fails)
 
     def declare(self, files: Iterable[str | os.PathLike], folders: Iterable[str | os.PathLike]) -> None:
         """Add outputs to the set, first completing any commit a killed process left on them."""
@@ -228,6 +231,8 @@ class OutputSet:
         new_folders = [Path(d).resolve() for d in folders]
         self.files += new_files
         self.folders += new_folders
+        for folder in dict.fromkeys([*(f.parent for f in new_files), *new_folders]):
+            self._made += reversed([d for d in (folder, *folder.parents) if not d.exists()])
         for folder in dict.fromkeys([*(f.parent for f in new_files), *new_folders]):
             complete_interrupted_commits(folder)
 
@@ -251,22 +256,34 @@ class OutputSet:
         """The temp holding output `path`'s new bytes, if it has been written in this set."""
         return self._staged.get(Path(path).resolve())
 
+    def make_folder(self, folder: Path) -> None:
+        """Create `folder` for an output, remembering the folders created (a failed set leaves none)."""
+        missing = [d for d in (folder, *folder.parents) if not d.exists()]
+        folder.mkdir(parents=True, exist_ok=True)
+        self._made += reversed(missing)
+
     def discard(self) -> None:
-        """Remove every temp of the set; the outputs keep their previous contents."""
+        """Remove every temp of the set, and the folders it created; the outputs keep their previous contents."""
         for tmp in self._staged.values():
             with contextlib.suppress(OSError):
                 _remove(tmp)
             _unregister(tmp)
         self._staged.clear()
+        for folder in reversed(self._made):  # deepest first; a folder holding any file stays
+            if folder.is_dir():
+                for sub, _, _ in os.walk(folder, topdown=False):  # with the empty folders a writer made in it
+                    with contextlib.suppress(OSError):
+                        os.rmdir(sub)
+        self._made.clear()
 
     def _home(self) -> Path:
         return self.folders[0] if self.folders else self.files[0].parent
 
     def _write_journal(self, items: list[tuple[Path, Path]]) -> Path:
         home = self._home()
-        home.mkdir(parents=True, exist_ok=True)
+        self.make_folder(home)
         renames = [[os.path.relpath(tmp, home), os.path.relpath(out, home)] for out, tmp in items]
-        fd, name = tempfile.mkstemp(prefix=f"{JOURNAL_PREFIX}{HOST}-{os.getpid()}-", suffix=".json", dir=home)
+        fd, name = tempfile.mkstemp(prefix=f"{JOURNAL_PREFIX}{HOST}-{os.getpid()}-", dir=home)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump({"host": HOST, "pid": os.getpid(), "renames": renames}, fh)
             fh.flush()
@@ -425,9 +442,13 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     `output_set` that declares `path`: when the whole set succeeds). Leftovers of `path` from dead
     processes are removed first."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(path)
     outputs = _active.get()
+    if outputs is not None and outputs.covers(path):
+        outputs.make_folder(path.parent)
+    else:
+        outputs = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(path)
     fd, name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix or ".tmp", dir=path.parent)
     os.close(fd)
     tmp: Path | None = Path(name)
@@ -436,7 +457,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
         yield tmp
         if tmp.is_file():  # mkstemp makes it 0600; the output gets the mode any new file would (umask)
             os.chmod(tmp, 0o666 & ~_umask())
-        if outputs is not None and outputs.covers(path):
+        if outputs is not None:
             outputs.stage(path, tmp)
         else:
             os.replace(tmp, path)
