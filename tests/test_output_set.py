@@ -199,6 +199,7 @@ def test_sigterm_among_the_renames_waits_for_them(tmp_path: Path, monkeypatch) -
         calls.append(b)
         if len(calls) == 1:
             os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)  # twice: it stops once
         real_replace(a, b)
 
     monkeypatch.setattr(io.os, "replace", replace)
@@ -208,6 +209,9 @@ def test_sigterm_among_the_renames_waits_for_them(tmp_path: Path, monkeypatch) -
                 write_text(tmp_path / name, f"new {name}\n")
     assert stopped.value.code == 128 + signal.SIGTERM
     assert _contents(tmp_path) == {n: f"new {n}\n" for n in ("t.csv", "t.md", "t.tex")}  # the whole new set
+    with output_set(files=[tmp_path / "later.txt"]):  # no signal left over for the next set
+        write_text(tmp_path / "later.txt", "later\n")
+    assert (tmp_path / "later.txt").read_text() == "later\n"
 
 
 def test_released_paper_tables_writes_none_of_its_files_when_a_released_file_is_corrupt(mirror_dir, tmp_path):

@@ -321,10 +321,13 @@ class OutputSet:
                 _fsync(folder, directory=True)
             if journal is not None:
                 journal.unlink()
+            self._made.clear()  # committed: the folders it made hold its outputs
         finally:
             _committing -= 1
             if not _committing and _pending_signals:
-                _on_signal(_pending_signals.pop(0), None)
+                signum = _pending_signals[0]
+                _pending_signals.clear()
+                _on_signal(signum, None)
 
 
 _active: ContextVar[OutputSet | None] = ContextVar("itmbench_output_set", default=None)
@@ -395,9 +398,11 @@ def complete_interrupted_commits(folder: str | os.PathLike) -> list[Path]:
         if not is_leftover(journal, m["host"], int(m["pid"])):
             continue
         for tmp, out in _read_journal(journal) or []:
-            if tmp.is_file():
+            try:
                 os.replace(tmp, out)
-                moved.append(out)
+            except OSError:  # renamed before the kill (or its folder is gone): nothing to do
+                continue
+            moved.append(out)
         journal.unlink(missing_ok=True)
     return moved
 
