@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from itmbench.cli import coco, models, negatives, predictions, released, report, score, share, world
 from itmbench.cli._args import json_arg
+from itmbench.io import removing_temps_on_signals
 
 log = logging.getLogger("itmbench")
 
@@ -47,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        args.func(args)
+        with removing_temps_on_signals():  # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum
+            args.func(args)
     except (ValueError, KeyError, FileNotFoundError, RuntimeError) as err:
         log.error("%s", err)
         print(f"itmbench {args.command}: error: {err}", file=sys.stderr)

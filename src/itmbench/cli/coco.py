@@ -29,9 +29,11 @@ def _shard(frame, shard: int, shards: int):
 
 def cmd_coco_items(args: argparse.Namespace) -> None:
     """The COCO items folder (Karpathy images with their zips, COCO captions with sentids)."""
+    from itmbench.io import output_set
     from itmbench.sources.coco import write_coco_items
 
-    summary = write_coco_items(args.karpathy, args.captions, dict(args.images), args.out)
+    with output_set(folders=[args.out]):  # images, captions and summary together or not at all
+        summary = write_coco_items(args.karpathy, args.captions, dict(args.images), args.out)
     log.info("coco items: %s", summary)
 
 
@@ -78,18 +80,20 @@ def cmd_merge_negatives(args: argparse.Namespace) -> None:
     """The shards' negatives as one table (rows renumbered), and the template filter's counts."""
     import pandas as pd
 
-    from itmbench.io import write_parquet, write_text
+    from itmbench.io import output_set, write_parquet, write_text
     from itmbench.negatives.llm_captions import filter_summary
 
     frames = [pd.read_parquet(p) for p in args.shards]
     merged = pd.concat(frames, ignore_index=True).sort_values(["caption_id", "subset"], kind="stable")
     merged = merged.reset_index(drop=True)
-    write_parquet(args.out, merged)
     summary = filter_summary(merged)
     prefix = Path(args.summary_csv).with_suffix("")
     title = "TROHN-Text: LLM generations by subtype and template-filter reason"
-    write_text(prefix.with_suffix(".csv"), summary.to_csv(index=False, lineterminator="\n"))
-    write_text(prefix.with_suffix(".md"), f"**{title}**\n\n{summary.to_markdown(index=False, floatfmt='.1f')}\n")
+    summary_files = [prefix.with_suffix(".csv"), prefix.with_suffix(".md")]
+    with output_set(files=[args.out, *summary_files]):  # the negatives and their counts together or not at all
+        write_parquet(args.out, merged)
+        write_text(summary_files[0], summary.to_csv(index=False, lineterminator="\n"))
+        write_text(summary_files[1], f"**{title}**\n\n{summary.to_markdown(index=False, floatfmt='.1f')}\n")
     log.info("merged %d shards: %d negatives", len(frames), len(merged))
 
 

@@ -57,6 +57,7 @@ def _diffusion_generator(cfg, image_size: int, args: argparse.Namespace):
 
 def cmd_generate_candidates(args: argparse.Namespace) -> None:
     """BiVLC's step 2 with a text-to-image generator: every negative caption's candidates, stored for the build."""
+    from itmbench.io import output_set
     from itmbench.negatives.candidates import generate_candidates, write_candidates
     from itmbench.world.generate import read_world
 
@@ -66,7 +67,8 @@ def cmd_generate_candidates(args: argparse.Namespace) -> None:
         raise ValueError("generate-candidates: bivlc generator 'render' renders inside the build; expected diffusion")
     world = read_world(args.items)
     table, images = generate_candidates(world, cfg, _diffusion_generator(cfg, int(world.images.shape[1]), args))
-    write_candidates(table, images, args.out)
+    with output_set(folders=[args.out]):  # images and table together or not at all
+        write_candidates(table, images, args.out)
     log.info("candidates: %d images of %d captions -> %s", len(table), table["text"].nunique(), args.out)
 
 
@@ -74,7 +76,7 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
     """BiVLC's two filters on both generators over one sample: the filter-rate table and the sampled candidates."""
     import numpy as np
 
-    from itmbench.io import atomic_path, write_parquet
+    from itmbench.io import atomic_path, output_set, write_parquet
     from itmbench.negatives.filter_rates import FilterRateConfig, filter_rate_table, run_filters, sample_instances
     from itmbench.negatives.images import make_generator
     from itmbench.papers.bivlc.build import sugarcrepe_instances
@@ -98,12 +100,13 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
         "(%, 95% intervals; diffusion images read by the recognizer)"
     )
     table = filter_rate_table(records, cfg.subsets, published_survival_rates())
-    write_table(table, Path(args.out_csv).with_suffix(""), title, "generator")
     out = Path(args.sample_out)
-    write_parquet(out / "records.parquet", records)
-    with atomic_path(out / "images.npy") as tmp:
-        with open(tmp, "wb") as fh:
-            np.save(fh, pixels)
+    with output_set(folders=[Path(args.out_csv).parent, out]):  # the table and the sample together or not at all
+        write_table(table, Path(args.out_csv).with_suffix(""), title, "generator")
+        write_parquet(out / "records.parquet", records)
+        with atomic_path(out / "images.npy") as tmp:
+            with open(tmp, "wb") as fh:
+                np.save(fh, pixels)
     log.info("filter rates: %s", records.groupby("generator")["kept"].mean().to_dict())
 
 

@@ -39,9 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Score the predictions (imports the scoring code only now)."""
+    from itmbench.io import output_set
     from itmbench.papers import predictions
 
-    return predictions.run(args)
+    if not args.out_dir:
+        return predictions.run(args)
+    with output_set(folders=[args.out_dir]):  # metrics.json and its tables together or not at all
+        return predictions.run(args)
 
 
 def add_commands(add, sub) -> None:

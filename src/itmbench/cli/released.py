@@ -24,37 +24,45 @@ def cmd_fetch(args: argparse.Namespace) -> None:
 
 def cmd_released_statistics(args: argparse.Namespace) -> None:
     """One paper's dataset statistics from the released files, beside the published numbers."""
+    from itmbench.io import output_set
     from itmbench.papers.statistics import statistics_from_mirror
     from itmbench.report.tables import write_comparison_table
 
     df = statistics_from_mirror(args.paper, args.raw)
     title = f"{args.paper}: dataset statistics regenerated from the released files vs published"
-    write_comparison_table(df, Path(args.out_csv).with_suffix(""), title)
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_comparison_table(df, Path(args.out_csv).with_suffix(""), title)
     log.info("%s statistics: %s", args.paper, df["status"].value_counts().to_dict())
 
 
 def cmd_released_paper_tables(args: argparse.Namespace) -> None:
     """The paper tables, figure and claims that follow from released files, beside the published values."""
+    from itmbench.io import output_set
     from itmbench.papers.bivlc.figures import gpt4v_figure_data, plot_gpt4v_accuracy
     from itmbench.papers.bivlc.tables import write_released_tables
     from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
     from itmbench.papers.eccv.tables import write_table5_comparison
 
     out = Path(args.out_dir)
-    write_released_tables(args.raw, out / "tables" / "bivlc")
-    write_table5_comparison(out / "tables" / "eccv" / "table5")
-    plot_gpt4v_accuracy(gpt4v_figure_data(args.raw), out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
-    import pandas as pd
+    with output_set(folders=[out]):  # its tables, figure and claims together, or none when anything fails
+        write_released_tables(args.raw, out / "tables" / "bivlc")
+        write_table5_comparison(out / "tables" / "eccv" / "table5")
+        plot_gpt4v_accuracy(gpt4v_figure_data(args.raw), out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
+        import pandas as pd
 
-    claims = pd.concat([claims_table(published_results()), claims_table(released_results(args.raw))], ignore_index=True)
-    write_claims_table(claims, out / "tables" / "claims" / "claims", "Claims on the published and the released numbers")
+        published, released = claims_table(published_results()), claims_table(released_results(args.raw))
+        claims = pd.concat([published, released], ignore_index=True)
+        title = "Claims on the published and the released numbers"
+        write_claims_table(claims, out / "tables" / "claims" / "claims", title)
 
 
 def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
     """Build one benchmark of the coco source from its released files and the COCO items."""
+    from itmbench.io import output_set
     from itmbench.sources.coco_benchmarks import build_coco_benchmark
 
-    released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
+    with output_set(folders=[args.out]):  # the tables and the added items together or not at all
+        released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
     log.info("coco %s: %s; %s", args.name, {k: len(v) for k, v in released.tables.items()}, released.log)
 
 

@@ -36,7 +36,7 @@ def _main_metrics_long(metrics: list[dict]) -> pd.DataFrame:
 def cmd_table_benchmark(args: argparse.Namespace) -> None:
     """One benchmark's main metrics for every model as CSV, Markdown and LaTeX (a benchmark whose score
     module has its own `long_table` and `ROW_HEADER`, as retrieval's, lays its rows out itself)."""
-    from itmbench.io import read_json
+    from itmbench.io import output_set, read_json
     from itmbench.papers.registry import benchmark
     from itmbench.report.tables import write_table
 
@@ -44,7 +44,10 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
     score = benchmark(args.name).part("score")
     long = score.long_table(metrics) if hasattr(score, "long_table") else _main_metrics_long(metrics)
     long = with_absent_cells(long, args.absent, args.grid_of)
-    write_table(long, Path(args.out_csv).with_suffix(""), args.title, row_header=getattr(score, "ROW_HEADER", "model"))
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(
+            long, Path(args.out_csv).with_suffix(""), args.title, row_header=getattr(score, "ROW_HEADER", "model")
+        )
 
 
 def cmd_notebook(args: argparse.Namespace) -> None:
@@ -63,6 +66,7 @@ def cmd_index(args: argparse.Namespace) -> None:
 
 def cmd_claims(args: argparse.Namespace) -> None:
     """Each paper's claims checked on one source's metrics."""
+    from itmbench.io import output_set
     from itmbench.papers.claims import claims_table, load_world_results, write_claims_table
 
     table = claims_table(load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source))
@@ -70,23 +74,28 @@ def cmd_claims(args: argparse.Namespace) -> None:
     if args.paper:
         table = table[table["paper"] == args.paper].reset_index(drop=True)
         title = f"{args.paper}: claims checked on the {args.source} results"
-    write_claims_table(table, Path(args.out_csv).with_suffix(""), title)
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv and .md together or not at all
+        write_claims_table(table, Path(args.out_csv).with_suffix(""), title)
     log.info("claims: %s", table["holds"].astype(str).value_counts().to_dict())
 
 
 def cmd_world_paper_tables(args: argparse.Namespace) -> None:
     """One paper's tables in its own layout, filled from the world's metrics, beside the published numbers."""
+    from itmbench.io import output_set
     from itmbench.papers.world import write_world_paper_tables
 
-    paths = write_world_paper_tables(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.options)
+    with output_set(folders=[args.out_dir]):  # every table file together or not at all
+        paths = write_world_paper_tables(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.options)
     log.info("%s: %d world table files -> %s", args.paper, len(paths), args.out_dir)
 
 
 def cmd_world_paper_figures(args: argparse.Namespace) -> None:
     """One paper's figures drawn from the world's metrics (PNG and PDF, byte-deterministic)."""
+    from itmbench.io import output_set
     from itmbench.papers.world_figures import write_world_paper_figures
 
-    paths = write_world_paper_figures(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.dpi)
+    with output_set(folders=[args.out_dir]):  # every PNG and PDF together or not at all
+        paths = write_world_paper_figures(args.paper, args.metrics, args.out_dir, args.rows, args.kinds, args.dpi)
     log.info("%s: %d world figure files -> %s", args.paper, len(paths), args.out_dir)
 
 

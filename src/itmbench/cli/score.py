@@ -25,7 +25,7 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
     """Per-instance scores of one model on one benchmark, from the embedding cache."""
     limit_threads(args.threads)  # first: before numpy loads its BLAS
     check_metrics_args(args)
-    from itmbench.io import write_parquet
+    from itmbench.io import output_set, staged, write_parquet
     from itmbench.papers.registry import benchmark
     from itmbench.scoring.embed import EmbeddingCache
 
@@ -42,9 +42,10 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
             scores = score.score_pairs(tables, PairScores(args.pairs))
     else:
         scores = score.score_dual(tables, EmbeddingCache(args.embeddings))
-    write_parquet(args.out, scores)
-    if args.metrics:
-        _write_benchmark_metrics(args.name, args.out, args.model, args.config, args.metrics)
+    with output_set(files=[args.out, *([args.metrics] if args.metrics else [])]):  # together or not at all
+        write_parquet(args.out, scores)
+        if args.metrics:
+            _write_benchmark_metrics(args.name, staged(args.out), args.model, args.config, args.metrics)
 
 
 def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dict, out: str | Path) -> None:

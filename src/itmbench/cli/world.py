@@ -16,11 +16,13 @@ log = logging.getLogger("itmbench")
 
 def cmd_world(args: argparse.Namespace) -> None:
     """Generate the world's items."""
+    from itmbench.io import output_set
     from itmbench.world.generate import WorldConfig, generate_world, write_world
 
     cfg = make_config(WorldConfig, args.config)
     world = generate_world(cfg)
-    write_world(world, args.out)
+    with output_set(folders=[args.out]):  # the folder's files together or not at all
+        write_world(world, args.out)
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
 
 
@@ -36,18 +38,21 @@ def _dep_dirs(pairs: list[str]) -> dict[str, str]:
 
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
     """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
+    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
     deps = {name: benchmark(name).part("canonical").read(path) for name, path in _dep_dirs(args.dep).items()}
     tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
-    entry.part("canonical").write(tables, args.out)
+    with output_set(folders=[args.out]):  # the folder's tables (and added items) together or not at all
+        entry.part("canonical").write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
 
 
 def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     """The audit table of one world benchmark against the complete truth."""
+    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
     from itmbench.report.tables import write_table
     from itmbench.world.generate import WorldConfig, read_world
@@ -56,7 +61,8 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     tables = entry.part("canonical").read(args.bench)
     audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
-    write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
 
 
 def add_commands(add, sub) -> None:

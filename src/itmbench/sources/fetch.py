@@ -2,17 +2,18 @@
 
 A mirror is a folder or a base URL holding each file at `<host>/<url path>` (the layout of
 `../shared/mirror`), for air-gapped clusters and CI. The download lands in a temp file beside
-the output; only a file whose md5 matches its declaration is renamed into place, so a mismatch
-or a missing file leaves nothing half-written and keeps whatever was there before.
+the output (`itmbench.io.temp_dir_beside`); only a file whose md5 matches its declaration is renamed
+into place, so a mismatch or a missing file leaves nothing half-written and keeps whatever was there
+before, and a killed fetch's temp folder is removed by the next fetch of the same file.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 
+from itmbench.io import temp_dir_beside
 from itmbench.sources.released import ChecksumMismatchError, ReleasedFile, file_md5, load_registry, released_file
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -80,8 +81,8 @@ def fetch_released(key: str, out: str | os.PathLike, mirror: str | os.PathLike |
     url = source_url(rf, mirror)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
-        tmp_file = Path(tmp) / out.name
+    with temp_dir_beside(out) as tmp:  # .<name>.itmbench-tmp-<host>-<pid>-...: a killed fetch's is removed next time
+        tmp_file = tmp / out.name
         try:
             get_url(url, out=str(tmp_file))
         except URLMissingError as err:

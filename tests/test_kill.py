@@ -1,0 +1,223 @@
+"""Kill a command at random points: its outputs are the previous complete set or the complete new set.
+
+Two real multi-output commands run in a subprocess, `python -m itmbench.cli`: `table-benchmark` (CSV,
+Markdown and LaTeX) and `score-benchmark --name retrieval --metrics` (per-query ranks and their
+metrics). Each starts from
+the previous run's complete set (other inputs) and is sent SIGTERM or SIGKILL (alternately) at seeded
+random points over its measured duration, with `ITMBENCH_TEST_SLOW_WRITE` (the test hook of
+`itmbench.io`) stretching each output's write and the pauses between the final renames, so the points
+land in the writes and the renames as well as in the start-up. After every point:
+
+- the outputs are byte for byte the previous set or the new set (an uninterrupted run's), never a mix;
+  the one exception is a SIGKILL among the final renames, which leaves the set's journal: completing its
+  renames (what the next run does first) must give the new set;
+- after SIGTERM no temp file or journal remains, and the exit status is 0 (done), 128 + 15, or death by
+  the signal (landed before the handler was installed, while Python was starting);
+- after SIGKILL, a rerun of the same command leaves no temp and writes the complete new set.
+
+Two further points are not random: a SIGKILL and a SIGTERM sent as soon as the first output is renamed,
+i.e. among the renames.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from itmbench.io import JOURNAL_PREFIX, SLOW_WRITE_ENV, TEMP_MARK, complete_interrupted_commits
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+POINTS = 10  # random kill points per command
+PAUSE_S = 0.25  # ITMBENCH_TEST_SLOW_WRITE: after each output's write and between the final renames
+SCORE = {"ks": [1, 5], "n_boot": 20, "seed": 0, "confidence": 0.95}
+
+
+def _env(slow: bool) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+    env.pop(SLOW_WRITE_ENV, None)
+    if slow:
+        env[SLOW_WRITE_ENV] = str(PAUSE_S)
+    return env
+
+
+def _start(argv: list[str], slow: bool) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "itmbench.cli", *argv],
+        env=_env(slow),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _run(argv: list[str], slow: bool = False) -> float:
+    t0 = time.monotonic()
+    proc = _start(argv, slow)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-2000:]
+    return time.monotonic() - t0
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
+
+
+def _debris(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if TEMP_MARK in p.name or p.name.startswith(JOURNAL_PREFIX))
+
+
+class Command:
+    """One command's previous and new argv (their outputs in a folder given by `out`) and their output sets."""
+
+    def __init__(self, name: str, argv, root: Path) -> None:
+        self.name, self.argv, self.root = name, argv, root
+        for which in ("previous", "new"):
+            _run(argv(which, root / which))
+        self.previous, self.new = _outputs(root / "previous"), _outputs(root / "new")
+        assert self.previous.keys() == self.new.keys() and len(self.new) >= 2
+        assert all(self.previous[k] != self.new[k] for k in self.new)  # every file tells the sets apart
+
+    def fresh(self, k: int) -> Path:
+        """A folder holding the previous complete set."""
+        out = self.root / f"kill{k}"
+        shutil.copytree(self.root / "previous", out)
+        return out
+
+    def classify(self, out: Path) -> str:
+        got = _outputs(out)
+        if got == self.previous:
+            return "previous"
+        if got == self.new:
+            return "new"
+        journals = [p for p in out.iterdir() if p.name.startswith(JOURNAL_PREFIX)]
+        assert journals, f"{self.name} in {out}: a mix of the previous and the new outputs without a journal"
+        repaired = out.with_name(out.name + "-repaired")
+        shutil.copytree(out, repaired)  # complete the renames in a copy (the rerun does it for real)
+        complete_interrupted_commits(repaired)
+        assert _outputs(repaired) == self.new, f"{self.name}: the journal's renames do not give the new set"
+        return "renames completed from the journal"
+
+    def after(self, sig: int, proc: subprocess.Popen, out: Path) -> None:
+        _, err = proc.communicate(timeout=120)
+        if sig == signal.SIGTERM:
+            assert proc.returncode in (0, 128 + signal.SIGTERM, -signal.SIGTERM), err[-2000:]
+            assert _debris(out) == [], f"{self.name}: SIGTERM left {_debris(out)}"
+        else:
+            _run(self.argv("new", out))  # the next run of the same command
+            assert _debris(out) == [], f"{self.name}: the rerun after SIGKILL left {_debris(out)}"
+            assert _outputs(out) == self.new
+
+
+def _table(tmp: Path) -> Command:
+    metrics = {}
+    for which, shift in (("previous", 0.0), ("new", 1.5)):
+        paths = []
+        for model in ("clip", "chance"):
+            path = tmp / "inputs" / which / f"{model}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            value = 60.0 + shift if model == "clip" else 50.0 - shift
+            cells = {m: {"value": value + d, "lo": value + d - 2, "hi": value + d + 2} for d, m in enumerate("abc")}
+            path.write_text(json.dumps({"model": model, "metrics": cells}))
+            paths.append(str(path))
+        metrics[which] = paths
+
+    def argv(which: str, out: Path) -> list[str]:
+        return [
+            "table-benchmark",
+            *metrics[which],
+            "--name",
+            "bison",
+            "--out-csv",
+            str(out / "bench.csv"),
+            "--title",
+            "A benchmark",
+        ]
+
+    return Command("table-benchmark", argv, tmp / "table")
+
+
+def _score(tmp: Path) -> Command:
+    from itmbench.papers.retrieval import build, canonical
+    from itmbench.papers.retrieval.config import RetrievalConfig
+    from itmbench.params import make_config
+    from itmbench.scoring.embed import write_embeddings
+    from itmbench.world.generate import WorldConfig, generate_world
+
+    cfg = make_config(WorldConfig, n_train=20, n_val=5, n_test=30)
+    world = generate_world(cfg)
+    canonical.write(build.build(world, make_config(RetrievalConfig, split="test"), world_cfg=cfg), tmp / "retrieval")
+    rng = np.random.default_rng(0)
+    images, captions = world.image_table["image_id"].to_numpy(), world.caption_table["caption_id"].to_numpy()
+    for which in ("previous", "new"):
+        emb = {"image_ids": images, "caption_ids": captions}
+        for kind, ids in (("image", images), ("caption", captions)):
+            x = rng.normal(size=(len(ids), 8)).astype(np.float32)
+            emb[f"{kind}_emb"] = x / np.linalg.norm(x, axis=1, keepdims=True)
+        write_embeddings(tmp / f"{which}.npz", emb)
+
+    def argv(which: str, out: Path) -> list[str]:
+        return [
+            *("score-benchmark", "--name", "retrieval", "--bench", str(tmp / "retrieval")),
+            *("--embeddings", str(tmp / f"{which}.npz")),
+            *("--out", str(out / "ranks.parquet"), "--metrics", str(out / "metrics.json")),
+            *("--model", "m", "--config", json.dumps(SCORE)),
+        ]
+
+    return Command("score-benchmark", argv, tmp / "score")
+
+
+@pytest.mark.parametrize("make", [_table, _score], ids=["table-benchmark", "score-benchmark"])
+def test_a_killed_command_leaves_the_previous_or_the_new_complete_set(make, tmp_path: Path) -> None:
+    command = make(tmp_path)
+    timing = command.fresh(-1)
+    duration = _run(command.argv("new", timing), slow=True)
+    assert _outputs(timing) == command.new  # the hook changes no byte
+    rng = np.random.default_rng(18)
+    outcomes: Counter[tuple[str, str]] = Counter()
+    for k, at in enumerate(rng.uniform(0.0, duration, POINTS)):
+        sig = (signal.SIGTERM, signal.SIGKILL)[k % 2]
+        out = command.fresh(k)
+        proc = _start(command.argv("new", out), slow=True)
+        time.sleep(at)
+        proc.send_signal(sig)
+        proc.wait(timeout=120)
+        left = " (temps left for the rerun)" if sig == signal.SIGKILL and _debris(out) else ""
+        outcomes[sig.name, command.classify(out) + left] += 1
+        command.after(sig, proc, out)
+    print(f"\n{command.name}: {POINTS} points over {duration:.1f} s: {dict(sorted(outcomes.items()))}")
+    assert sum(outcomes.values()) == POINTS
+    assert sum(n for (_, what), n in outcomes.items() if what.startswith("previous")) >= 1  # the points span the run:
+    assert sum(n for (_, what), n in outcomes.items() if not what.startswith("previous")) >= 1  # before and after
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_kill_among_the_final_renames(sig: signal.Signals, tmp_path: Path) -> None:
+    """Sent as soon as the first of three renames is done (the journal written, a pause before the next):
+    SIGKILL leaves a mix that the journal completes and the rerun cleans up; SIGTERM waits for the renames."""
+    command = _table(tmp_path)
+    out = command.fresh(0)
+    proc = _start(command.argv("new", out), slow=True)
+    deadline = time.monotonic() + 60
+    while not (_debris(out) and any(command.new.get(k) == v for k, v in _outputs(out).items())):
+        assert proc.poll() is None and time.monotonic() < deadline, "the command ended before its renames"
+        time.sleep(0.005)
+    proc.send_signal(sig)
+    proc.wait(timeout=120)
+    outcome = command.classify(out)
+    if sig == signal.SIGKILL:
+        assert outcome == "renames completed from the journal"
+    else:
+        assert outcome == "new" and proc.returncode == 128 + signal.SIGTERM
+    command.after(sig, proc, out)
