@@ -8,10 +8,14 @@ from pathlib import Path
 
 from itmbench.cli._args import (
     json_arg,
+    name_value,
 )
+from itmbench.papers.registry import BENCHMARKS
 from itmbench.params import make_config
 
 log = logging.getLogger("itmbench")
+
+SPLITS = ("train", "val", "test")  # the world's splits
 
 
 def cmd_world(args: argparse.Namespace) -> None:
@@ -36,23 +40,13 @@ def cmd_build_retrieval(args: argparse.Namespace) -> None:
     log.info("retrieval on %s: %d items; positives %s", args.split, len(items), counts)
 
 
-def _dep_dirs(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, path = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--dep {pair!r}: expected NAME=DIR")
-        out[name] = path
-    return out
-
-
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
     """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
     from itmbench.papers.registry import benchmark
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
-    deps = {name: benchmark(name).module.read(path) for name, path in _dep_dirs(args.dep).items()}
+    deps = {name: benchmark(name).module.read(path) for name, path in args.dep}
     tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
     entry.module.write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
@@ -79,17 +73,23 @@ def add_commands(add, sub) -> None:
     sp = add("build-retrieval", cmd_build_retrieval, "build the world's retrieval benchmark")
     sp.add_argument("--items", required=True)
     sp.add_argument("--world", type=json_arg, required=True)
-    sp.add_argument("--split", default="test")
+    sp.add_argument("--split", choices=SPLITS, default="test")
     sp.add_argument("--out", required=True)
     sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--items", required=True)
     sp.add_argument("--world", type=json_arg, required=True)
     sp.add_argument("--config", type=json_arg, required=True, help="the benchmark's params.yaml section as JSON")
-    sp.add_argument("--dep", action="append", default=[], help="NAME=DIR of a benchmark this one builds on")
+    sp.add_argument(
+        "--dep",
+        action="append",
+        type=name_value("DIR", BENCHMARKS),
+        default=[],
+        help="NAME=DIR of a benchmark this one builds on",
+    )
     sp.add_argument("--out", required=True)
     sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--items", required=True)
     sp.add_argument("--bench", required=True)
     sp.add_argument("--world", type=json_arg, required=True)
