@@ -7,9 +7,9 @@ fault (a file that is missing, a folder or not UTF-8, a malformed CSV, JSON, YAM
 truncated array, an id beyond int64, a value the checks refuse: `InputError` and the `ValueError`s the
 readers raise), and otherwise prints the traceback and a line saying it is a bug, exiting with `EXIT_BUG`.
 
-A reading site whose exception does not name its file (a `UnicodeDecodeError`, a `csv.Error`, an
-`EOFError`) wraps the read in `reading(path)`, which re-raises the failure as an `InputError` naming
-the file (and, for text that is not UTF-8, the byte offset in the file).
+A reading site whose exceptions do not name its file (a `UnicodeDecodeError`, a `csv.Error`, numpy's
+`EOFError` and `ValueError`s, a `BadZipFile`) wraps the read in `reading(path)`, which re-raises the
+failure as an `InputError` naming the file (and, for text that is not UTF-8, the byte offset in the file).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import csv
 import json
 import os
 import sys
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,6 +69,13 @@ def reading(path: str | os.PathLike[str]) -> Iterator[None]:
         raise InputError(f"{path}: ended early ({err or 'no data'}); expected a complete file") from err
     except OverflowError as err:
         raise InputError(f"{path}: a number out of range ({err}); expected ids and counts within int64") from err
+    except zipfile.BadZipFile as err:
+        raise InputError(f"{path}: not a readable archive ({err}); expected a complete file") from err
+    except (KeyError, ValueError) as err:  # numpy's and the readers' own, when they do not name the file
+        reason = err.args[0] if isinstance(err, KeyError) and len(err.args) == 1 else str(err)
+        if str(path) in str(reason):
+            raise
+        raise InputError(f"{path}: {reason}") from err
 
 
 def _one_line(text: str) -> str:
@@ -109,7 +117,6 @@ def _is_yaml_error(err: BaseException) -> bool:
 def input_error_message(err: BaseException) -> str | None:
     """The one-line message of a failure about the inputs or the options, or None for an internal error."""
     import pickle
-    import zipfile
     import zlib
 
     if isinstance(err, InputError):

@@ -56,20 +56,22 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing a key that a mapping repeats (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
+        seen: dict[Any, yaml.Mark] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: merged keys may be overridden
                 continue
             key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
             try:
-                first = seen.setdefault(key, line)
+                first = seen.setdefault(key, key_node.start_mark)
             except TypeError:  # an unhashable key: PyYAML's own error follows
                 continue
-            if first != line:
+            if first is not key_node.start_mark:
+                where = [f"line {m.line + 1}" for m in (first, key_node.start_mark)]
+                if where[0] == where[1]:
+                    where = [f"{w} column {m.column + 1}" for w, m in zip(where, (first, key_node.start_mark))]
                 raise InputError(
-                    f"{key_node.start_mark.name}: key {key!r} appears twice in one mapping, at line {first} and "
-                    f"line {line}; expected each key once"
+                    f"{key_node.start_mark.name}: key {key!r} appears twice in one mapping, at {where[0]} and "
+                    f"{where[1]}; expected each key once"
                 )
         return super().construct_mapping(node, deep=deep)
 

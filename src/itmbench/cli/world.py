@@ -46,8 +46,10 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
+    world_cfg = make_config(WorldConfig, args.world)
+    entry.config(args.config, world_cfg)  # the params are checked before any file is read
     deps = {name: benchmark(name).module.read(path) for name, path in args.dep}
-    tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
+    tables = entry.build(read_world(args.items), args.config, world_cfg, deps)
     entry.module.write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
 
@@ -59,8 +61,10 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
+    world_cfg = make_config(WorldConfig, args.world)
+    entry.config(args.config, world_cfg)  # the params are checked before any file is read
     tables = entry.module.read(args.bench)
-    audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
+    audit = entry.audit(read_world(args.items), tables, args.config, world_cfg)
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
     write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
 
