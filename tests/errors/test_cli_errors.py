@@ -215,11 +215,10 @@ def _input_value(command: str, kind: str, tmp_path: Path) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize(
-    "command,kind",
-    [(c, k) for c in INPUTS for k in ("missing", "folder") if not (c == "world" and k == "folder")],
-    ids=lambda v: v,
-)
+INPUT_CASES = [(c, k) for c in INPUTS for k in ("missing", "folder") if not (c == "world" and k == "folder")]
+
+
+@pytest.mark.parametrize("command,kind", INPUT_CASES, ids=[f"{c}:input:{k}" for c, k in INPUT_CASES])
 def test_a_missing_input_or_a_folder_for_it_is_one_line_naming_it(command, kind, tmp_path, capsys):
     value = _input_value(command, kind, tmp_path)
     rc = main([command, *_fill(INPUTS[command], value, tmp_path / "out")])
@@ -619,3 +618,10 @@ def test_through_a_subprocess(case, tmp_path):
     assert done.returncode == expected, done.stderr
     assert "Traceback" not in done.stderr
     assert named in _lines(done.stderr)[-1], done.stderr
+
+
+def test_the_docs_state_the_exit_codes():
+    """docs/outputs.md lists the exit codes in a code block (numbers outside one would be typed by hand)."""
+    text = (REPO / "docs" / "outputs.md").read_text(encoding="utf-8")
+    assert f"exit {EXIT_INPUT}   the input or an option is wrong" in text
+    assert f"exit {EXIT_BUG}   an internal error, a bug in itmbench" in text
