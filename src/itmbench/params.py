@@ -19,27 +19,83 @@ its schema section in a class attribute `SECTION` and is built from a section's 
 
 The class's own checks (`__post_init__`) run first, so their messages win; a value the schema rejects
 and the class accepts is reported with the schema's message, naming the section and the key.
+
+What JSON Schema cannot state is checked here too, by `check_section` (every `config_from_section`, and
+`check_config` on the whole params.yaml, which `workflow/rules/common.smk` calls after Snakemake's
+`validate`):
+
+- no NaN or infinity anywhere (`check_finite`, naming the dotted key);
+- the cross-field constraints of `CONSTRAINTS`, stated as data per section beside the schema: a lower
+  bound at most its upper bound, weights not all zero, probabilities summing to 1, a count at most the
+  length of a list;
+- YAML with a key repeated in one mapping is refused (`load_yaml`: the file, the key and both lines),
+  where PyYAML would keep the last value silently.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import yaml
+
+from itmbench.errors import InputError
 
 SCHEMA_FILE = Path(__file__).with_name("params.schema.yaml")
 
 T = TypeVar("T")
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key that a mapping repeats (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Mark] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: merged keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark)
+            except TypeError:  # an unhashable key: PyYAML's own error follows
+                continue
+            if first is not key_node.start_mark:
+                where = [f"line {m.line + 1}" for m in (first, key_node.start_mark)]
+                if where[0] == where[1]:
+                    where = [f"{w} column {m.column + 1}" for w, m in zip(where, (first, key_node.start_mark))]
+                raise InputError(
+                    f"{key_node.start_mark.name}: key {key!r} appears twice in one mapping, at {where[0]} and "
+                    f"{where[1]}; expected each key once"
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(path: str | os.PathLike[str]) -> Any:
+    """A YAML file's document, refusing repeated keys; syntax errors and non-UTF-8 bytes name the file."""
+    with open(path, "rb") as handle:  # bytes: PyYAML's reader names the file and the offset of a bad byte
+        return yaml.load(handle, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def load_yaml_text(text: str, name: str) -> Any:
+    """A YAML document given as text (`name` in messages), refusing repeated keys."""
+    loader = _UniqueKeyLoader(text)
+    loader.name = name
+    loader.reader.name = name
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 @cache
 def _schema() -> dict[str, Any]:
-    return yaml.safe_load(SCHEMA_FILE.read_text())
+    return load_yaml(SCHEMA_FILE)
 
 
 def schema() -> dict[str, Any]:
@@ -136,6 +192,154 @@ def outside_fields(cls: type) -> dict[str, str]:
     return dict(getattr(cls, "OUTSIDE", {}))
 
 
+def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
+    yield where, value
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _walk(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{where}[{i}]")
+
+
+def check_finite(values: Any, label: str) -> None:
+    """Refuse NaN and infinity at any depth (JSON Schema compares them as numbers), naming the dotted key."""
+    for where, value in _walk(_jsonable(values), ""):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"{label}: {where or 'the value'}: {value} is not a finite number; expected a number")
+
+
+class Constraint(NamedTuple):
+    """A constraint between keys of one section that JSON Schema cannot state: `kind` on `keys`."""
+
+    kind: str  # "at_most": keys[0] <= keys[1]; "not_all_zero": a mapping or list of weights;
+    # "sums_to_one": a list of probabilities; "at_most_count": keys[0] <= the length of the list keys[1]
+    keys: tuple[str, ...]
+    why: str
+
+
+# Per schema section: what must hold between its keys (checked after the schema and the class's checks).
+CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
+    "world": (
+        Constraint("at_most", ("min_objects", "max_objects"), "a scene's fewest objects at most its most"),
+        Constraint("not_all_zero", ("caption_kinds",), "some caption kind must be drawn"),
+    ),
+    "bison": (Constraint("at_most", ("fasttext_min_n", "fasttext_max_n"), "FastText's n-gram range"),),
+    "mcic": (Constraint("at_most", ("n_decoys", "neighbourhood"), "the decoys come from the neighbourhood"),),
+    "cxc": (
+        Constraint(
+            "at_most",
+            ("sits_partial_max", "sits_fit_base"),
+            "a caption that does not fit never rates above one that does",
+        ),
+    ),
+    "eccv": tuple(
+        Constraint("sums_to_one", (name,), "the probabilities of the four answers")
+        for name in ("answer_probs_fit", "answer_probs_one_off", "answer_probs_worse")
+    ),
+    "train": (
+        Constraint(
+            "at_most_count",
+            ("hard_negatives_per_sample", "negative_subsets"),
+            "at most one hard negative per subset",
+        ),
+    ),
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _violation(rule: Constraint, values: Mapping[str, Any], label: str) -> str | None:
+    if any(key not in values for key in rule.keys):
+        return None
+    first = values[rule.keys[0]]
+    if rule.kind == "at_most":
+        second = values[rule.keys[1]]
+        if _is_number(first) and _is_number(second) and first > second:
+            low, high = rule.keys
+            return f"{label}: {low}={first} > {high}={second}; expected {low} <= {high} ({rule.why})"
+    elif rule.kind == "not_all_zero":
+        weights = list(first.values()) if isinstance(first, Mapping) else first
+        if isinstance(weights, Sequence) and all(_is_number(w) for w in weights) and not any(w > 0 for w in weights):
+            return f"{label}: {rule.keys[0]}: every weight is 0; expected some weight > 0 ({rule.why})"
+    elif rule.kind == "sums_to_one":
+        if isinstance(first, Sequence) and all(_is_number(p) for p in first) and abs(sum(first) - 1.0) > 1e-6:
+            return f"{label}: {rule.keys[0]}={list(first)} sums to {sum(first):g}; expected a sum of 1 ({rule.why})"
+    elif rule.kind == "at_most_count":
+        items = values[rule.keys[1]]
+        if _is_number(first) and isinstance(items, Sequence) and first > len(items):
+            return (
+                f"{label}: {rule.keys[0]}={first} > {len(items)} entries of {rule.keys[1]}; "
+                f"expected at most {len(items)} ({rule.why})"
+            )
+    else:
+        raise ValueError(f"params.CONSTRAINTS: unknown kind {rule.kind!r}")
+    return None
+
+
+def check_section(path: str, values: Mapping[str, Any], label: str | None = None) -> None:
+    """Refuse a section's non-finite numbers and the violations of its `CONSTRAINTS`, naming the keys."""
+    label = label or _label(path)
+    check_finite(values, label)
+    problems = [m for rule in CONSTRAINTS.get(path, ()) if (m := _violation(rule, values, label))]
+    if problems:
+        raise InputError("; ".join(problems))
+
+
+def validated_section(path: str, values: Mapping[str, Any] | None = None, label: str | None = None) -> dict[str, Any]:
+    """A section's values with its defaults filled, checked against the schema and `check_section`
+    (for a section that no config class states: `score`)."""
+    label = label or _label(path)
+    check_finite(values or {}, label)
+    document, errors = fill_defaults(path, values or {}, label)
+    if errors:
+        raise InputError("; ".join(errors))
+    check_section(path, document, label)
+    return document
+
+
+# Sections that params.yaml holds but its schema does not validate (their keys live in a definition or
+# another section, so that their defaults are not filled into params.yaml): checked by `check_config`.
+NESTED: dict[str, str] = {"coco.llm": "$defs.llm", "coco.sdxl": "$defs.sdxl", "coco.train": "train"}
+
+
+def _entries(config: Mapping[str, Any], path: str) -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) of every node of a section path in the config (`*`: each entry)."""
+    nodes: list[tuple[str, Any]] = [("", config)]
+    for part in path.split("."):
+        step = []
+        for where, node in nodes:
+            if not isinstance(node, Mapping):
+                continue
+            keys = list(node) if part == "*" else [part] if part in node else []
+            step += [(f"{where}.{k}" if where else str(k), node[k]) for k in keys]
+        nodes = step
+    yield from nodes
+
+
+def check_config(config: Mapping[str, Any]) -> None:
+    """The checks of the whole params (after Snakemake's `validate`): no NaN or infinity anywhere; each
+    section's constraints; the sections nested in others (`NESTED`, a model's `train` overrides over the
+    `train` section) against their schema."""
+    check_finite(config, "params")
+    for path in CONSTRAINTS:
+        for where, values in _entries(config, path):
+            if isinstance(values, Mapping):
+                check_section(path, values, f"params {where}")
+    for where, definition in NESTED.items():
+        for key, values in _entries(config, where):
+            if isinstance(values, Mapping):
+                validated_section(definition, copy.deepcopy(dict(values)), f"params {key}")
+    train = config.get("train", {})
+    for models in ("models", "coco.models"):
+        for key, spec in _entries(config, f"{models}.*"):
+            if isinstance(spec, Mapping) and spec.get("train"):
+                merged = copy.deepcopy({**train, **spec["train"]})
+                validated_section("train", merged, f"params {key}.train (over `train`)")
+
+
 def config_from_section(
     cls: type[T],
     section: str,
@@ -151,6 +355,7 @@ def config_from_section(
     """
     values = dict(values or {})
     label = label or _label(section)
+    check_finite(values, label)
     properties = _section(section).get("properties", {})
     outside = outside_fields(cls)
     known = set(properties) | set(outside)
@@ -187,10 +392,11 @@ def config_from_section(
         raise  # the class's own check: its message names the field
     except TypeError as exc:
         if errors:
-            raise ValueError("; ".join(errors)) from exc
+            raise InputError("; ".join(errors)) from exc
         raise
     if errors:
-        raise ValueError("; ".join(errors))
+        raise InputError("; ".join(errors))
+    check_section(section, document, label)
     return config
 
 

@@ -22,6 +22,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from itmbench.errors import reading
 from itmbench.io import write_text
 
 MANIFEST = Path("dvc") / "mtimes.json"
@@ -68,7 +69,8 @@ def restore_mtimes(root: Path = Path("."), manifest: Path = MANIFEST) -> tuple[i
     if not path.exists():
         raise FileNotFoundError(f"{path}: no mtime manifest (was the work shared with `itmbench share`?)")
     try:
-        times = json.loads(path.read_text())
+        with reading(path):
+            times = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: line {err.lineno}: malformed JSON ({err.msg})") from err
     restored = missing = 0

@@ -3,17 +3,24 @@
 Every command takes its parameters as explicit flags (a params section arrives as one JSON
 string, so Snakemake sees exactly the parameters a job depends on) and writes its outputs
 atomically. Entry points are `main(argv)` so tests call them directly.
+
+Exit status (the contract of `itmbench.errors`): 0 done; 2 the input or the options are wrong (one line
+`itmbench <command>: error: ...` naming the file, the record and what was expected; argparse's usage
+error for an option refused at parse time); 3 an internal error, a bug in itmbench (its traceback, then
+one line asking to report it with the command line).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 import sys
+import traceback
 from collections.abc import Sequence
 
 from itmbench.cli import coco, models, negatives, predictions, released, report, score, share, world
-from itmbench.cli._args import json_arg
+from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
 from itmbench.io import removing_temps_on_signals
 
 log = logging.getLogger("itmbench")
@@ -35,12 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     for stage in STAGES:
         stage.add_commands(add, sub)
-    coco.add_commands(add, json_arg)
+    coco.add_commands(add)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; errors print one clear line and exit non-zero."""
+    """Run one subcommand: 0 when done; 2 with one line when the input or an option is wrong; 3 on a bug."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -50,10 +58,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with removing_temps_on_signals():  # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum
             args.func(args)
-    except (ValueError, KeyError, FileNotFoundError, RuntimeError) as err:
-        log.error("%s", err)
-        print(f"itmbench {args.command}: error: {err}", file=sys.stderr)
-        return 2
+    except Exception as err:  # noqa: BLE001 - every failure ends in one of the two documented ways
+        message = input_error_message(err)
+        if message is None:
+            traceback.print_exc()
+            print(
+                f"itmbench {args.command}: internal error ({type(err).__name__}): this is a bug in itmbench, "
+                f"not in the input; please report it with the traceback above and the command line: "
+                f"itmbench {shlex.join(argv)}",
+                file=sys.stderr,
+            )
+            return EXIT_BUG
+        print(f"itmbench {args.command}: error: {message}", file=sys.stderr)
+        return EXIT_INPUT
     return 0
 
 

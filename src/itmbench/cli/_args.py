@@ -1,11 +1,97 @@
-"""Argument types and helpers shared by the stage modules of the CLI."""
+"""Argument types and helpers shared by the stage modules of the CLI.
+
+The types refuse a value at parse time, so a wrong option ends in argparse's usage error (exit 2) naming
+the option and what was expected (`argument --confidence: expected a number in (0, 1), got 1.5`) before
+any file is read; they import nothing heavy (building the parser is part of every job).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
+from collections.abc import Callable, Collection
+
+
+def _number(text: str, kind: type) -> float | int:
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        noun = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
+    return value
+
+
+def open_fraction(text: str) -> float:
+    """A number in (0, 1), both ends excluded (a confidence level)."""
+    value = _number(text, float)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in [0, 1]."""
+    value = _number(text, float)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (a count of threads, resamples, items per batch, a K)."""
+    value = _number(text, int)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 (a seed, an index, a size where 0 means all)."""
+    value = _number(text, int)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+def devices_arg(text: str) -> str:
+    """`all` or a positive device count (as `itmbench.scoring.embed.visible_devices` reads it)."""
+    if text != "all":
+        positive_int(text)
+    return text
+
+
+def name_value(what: str, names: Collection[str] | None = None) -> Callable[[str], tuple[str, str]]:
+    """The type of a NAME=VALUE option (`what` names VALUE in messages); NAME one of `names` when given."""
+
+    def parse(text: str) -> tuple[str, str]:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f"expected NAME={what}, got {text!r}")
+        if names is not None and name not in names:
+            raise argparse.ArgumentTypeError(f"unknown name {name!r} in {text!r}; expected one of {sorted(names)}")
+        return name, value
+
+    parse.__name__ = f"NAME={what}"
+    return parse
+
+
+def choice_values(allowed: Collection[str]) -> Callable[[str], dict]:
+    """The type of a JSON object option whose values are each one of `allowed` (`--kinds`)."""
+
+    def parse(text: str) -> dict:
+        value = json_arg(text)
+        bad = {k: v for k, v in value.items() if v not in allowed}
+        if bad:
+            raise argparse.ArgumentTypeError(f"values {bad}; expected each one of {sorted(allowed)}")
+        return value
+
+    parse.__name__ = "JSON object"
+    return parse
 
 
 def json_arg(text: str) -> dict:
@@ -44,7 +130,7 @@ def add_shortlist(sp: argparse.ArgumentParser) -> None:
         default=None,
         help="a dual encoder's cache files: the cross scorer re-ranks its top-k per query (gallery benchmarks)",
     )
-    sp.add_argument("--shortlist-k", type=int, default=16, help="candidates per query in the shortlist")
+    sp.add_argument("--shortlist-k", type=positive_int, default=16, help="candidates per query in the shortlist")
 
 
 def add_metrics_out(sp: argparse.ArgumentParser) -> None:
@@ -57,8 +143,18 @@ def add_metrics_out(sp: argparse.ArgumentParser) -> None:
 
 
 def check_metrics_args(args: argparse.Namespace) -> None:
+    """--metrics comes with --model and --config, a valid `score` section (checked before any scoring)."""
     if args.metrics and (args.model is None or args.config is None):
         raise ValueError("--metrics needs --model and --config (the `score` section as JSON)")
+    if args.config is not None:
+        args.config = score_section(args.config)
+
+
+def score_section(values: dict) -> dict:
+    """The `score` section given as --config, its defaults filled, checked against the params schema."""
+    from itmbench.params import validated_section
+
+    return validated_section("score", values, "score params (--config)")
 
 
 def shortlist_of(args: argparse.Namespace):
@@ -75,11 +171,12 @@ def with_absent_cells(long, absent: list[str], grid_of: str | None):
     """A table's rows plus one 'status' cell per model it does not score, saying why ({pairs}: the grid's size)."""
     import pandas as pd
 
+    from itmbench.io import read_parquet_checked
     from itmbench.report.tables import absent_rows
 
     pairs = ""
     if grid_of:
-        items = pd.read_parquet(grid_of)
+        items = read_parquet_checked(grid_of, ("kind",), "an items parquet (--grid-of)")
         n = int((items["kind"] == "caption").sum()) * int((items["kind"] == "image").sum())
         pairs = f"{n:,} pairs"
     reasons = {}

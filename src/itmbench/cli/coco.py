@@ -10,14 +10,9 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from itmbench.cli._args import json_arg, name_value, non_negative_int, positive_int
+
 log = logging.getLogger("itmbench")
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=PATH")
-    k, v = text.split("=", 1)
-    return k, v
 
 
 def _shard(frame, shard: int, shards: int):
@@ -39,26 +34,25 @@ def cmd_coco_items(args: argparse.Namespace) -> None:
 
 def cmd_needed_items(args: argparse.Namespace) -> None:
     """The COCO items some benchmark needs (their union), so each is embedded once per model."""
-    import pandas as pd
 
-    from itmbench.io import write_parquet
+    from itmbench.io import read_parquet_checked, write_parquet
     from itmbench.sources.coco import needed_items
 
-    needed = needed_items([pd.read_parquet(p) for p in args.benches], args.items)
+    benches = [read_parquet_checked(p, ("kind", "item_id"), "a benchmark's items.parquet") for p in args.benches]
+    needed = needed_items(benches, args.items)
     write_parquet(args.out, needed)
     log.info("needed items: %s", needed["kind"].value_counts().to_dict())
 
 
 def cmd_caption_negatives(args: argparse.Namespace) -> None:
     """TROHN-Text: one LLM negative per (train caption, SugarCrepe subtype) of one shard, template-filtered."""
-    import pandas as pd
 
-    from itmbench.io import write_parquet
+    from itmbench.io import read_parquet_checked, write_parquet
     from itmbench.negatives.llm_captions import LLMConfig, build_text_generation_pipeline, generate_negatives
     from itmbench.params import make_config
 
     cfg = make_config(LLMConfig, args.config)
-    caps = pd.read_parquet(args.captions)
+    caps = read_parquet_checked(args.captions, ("split", "caption_id", "text"), "the COCO captions.parquet")
     caps = caps[caps["split"].isin(args.splits)].sort_values("caption_id", kind="stable")
     if args.limit:
         caps = caps.iloc[: args.limit]
@@ -80,10 +74,11 @@ def cmd_merge_negatives(args: argparse.Namespace) -> None:
     """The shards' negatives as one table (rows renumbered), and the template filter's counts."""
     import pandas as pd
 
-    from itmbench.io import output_set, write_parquet, write_text
+    from itmbench.io import output_set, read_parquet_checked, write_parquet, write_text
     from itmbench.negatives.llm_captions import filter_summary
 
-    frames = [pd.read_parquet(p) for p in args.shards]
+    columns = ("caption_id", "subset", "reason")
+    frames = [read_parquet_checked(p, columns, "a coco-caption-negatives shard") for p in args.shards]
     merged = pd.concat(frames, ignore_index=True).sort_values(["caption_id", "subset"], kind="stable")
     merged = merged.reset_index(drop=True)
     summary = filter_summary(merged)
@@ -102,11 +97,14 @@ def cmd_image_negatives(args: argparse.Namespace) -> None:
     import numpy as np
     import pandas as pd
 
+    from itmbench.io import read_parquet_checked
     from itmbench.negatives.sdxl import SDXLConfig, build_sdxl_pipeline, write_sdxl_images
     from itmbench.params import make_config
 
     cfg = make_config(SDXLConfig, args.config)
-    negatives = pd.read_parquet(args.negatives)
+    negatives = read_parquet_checked(
+        args.negatives, ("follows_template", "negative_caption"), "the merged TROHN-Text negatives"
+    )
     kept = negatives[negatives["follows_template"]]
     rng = np.random.default_rng(args.seed)
     n = min(args.sample, len(kept)) if args.sample else len(kept)
@@ -153,12 +151,12 @@ def cmd_coco_finetune(args: argparse.Namespace) -> None:
     log.info("fine-tuned %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
 
 
-def add_commands(add: Callable[..., argparse.ArgumentParser], json_arg: Callable[[str], object]) -> None:
+def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register the COCO commands on the main parser."""
     sp = add("coco-items", cmd_coco_items, "COCO items: Karpathy images (read from the zips) and COCO captions")
     sp.add_argument("--karpathy", required=True, help="caption_datasets.zip (dataset_coco.json)")
     sp.add_argument("--captions", required=True, help="annotations_trainval2014.zip")
-    sp.add_argument("--images", nargs="+", type=_key_value, required=True, help="train2014=ZIP val2014=ZIP")
+    sp.add_argument("--images", nargs="+", type=name_value("PATH"), required=True, help="train2014=ZIP val2014=ZIP")
     sp.add_argument("--out", required=True)
 
     sp = add("coco-needed-items", cmd_needed_items, "the union of the COCO items the benchmarks need")
@@ -169,9 +167,9 @@ def add_commands(add: Callable[..., argparse.ArgumentParser], json_arg: Callable
     sp = add("coco-caption-negatives", cmd_caption_negatives, "TROHN-Text negatives of one shard (LLM)")
     sp.add_argument("--captions", required=True, help="data/coco/items/captions.parquet")
     sp.add_argument("--splits", nargs="+", default=["train", "restval"])
-    sp.add_argument("--limit", type=int, default=0, help="first N captions only (0: all)")
-    sp.add_argument("--shard", type=int, required=True)
-    sp.add_argument("--shards", type=int, required=True)
+    sp.add_argument("--limit", type=non_negative_int, default=0, help="first N captions only (0: all)")
+    sp.add_argument("--shard", type=non_negative_int, required=True)
+    sp.add_argument("--shards", type=positive_int, required=True)
     sp.add_argument("--config", type=json_arg, required=True, help="params `coco.llm` as JSON")
     sp.add_argument("--device", default="auto")
     sp.add_argument("--out", required=True)
@@ -183,10 +181,10 @@ def add_commands(add: Callable[..., argparse.ArgumentParser], json_arg: Callable
 
     sp = add("coco-image-negatives", cmd_image_negatives, "TROHN-Img images of one shard (SDXL-DPO)")
     sp.add_argument("--negatives", required=True)
-    sp.add_argument("--sample", type=int, default=0, help="negative captions to draw (0: all kept)")
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--shard", type=int, required=True)
-    sp.add_argument("--shards", type=int, required=True)
+    sp.add_argument("--sample", type=non_negative_int, default=0, help="negative captions to draw (0: all kept)")
+    sp.add_argument("--seed", type=non_negative_int, default=0)
+    sp.add_argument("--shard", type=non_negative_int, required=True)
+    sp.add_argument("--shards", type=positive_int, required=True)
     sp.add_argument("--config", type=json_arg, required=True, help="params `coco.sdxl` as JSON")
     sp.add_argument("--device", default="auto")
     sp.add_argument("--out-dir", required=True)
@@ -199,9 +197,9 @@ def add_commands(add: Callable[..., argparse.ArgumentParser], json_arg: Callable
     sp.add_argument("--negatives", default=None)
     sp.add_argument("--negative-images", default=None, help="folder of the coco-image-negatives shards")
     sp.add_argument("--splits", nargs="+", default=["train", "restval"])
-    sp.add_argument("--val-images", type=int, default=1000)
+    sp.add_argument("--val-images", type=positive_int, default=1000)
     sp.add_argument("--image-candidate", default="random")
-    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--threads", type=positive_int, default=1)
     sp.add_argument("--device", default="auto")
     sp.add_argument("--out", required=True)
     sp.add_argument("--history", required=True)

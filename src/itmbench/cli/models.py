@@ -6,7 +6,9 @@ import argparse
 import logging
 
 from itmbench.cli._args import (
+    devices_arg,
     json_arg,
+    positive_int,
     set_threads,
 )
 from itmbench.params import make_config
@@ -92,7 +94,7 @@ def add_commands(add, sub) -> None:
         sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
         sp.add_argument("--items", required=True)
         sp.add_argument("--out", required=True)
-        sp.add_argument("--threads", type=int, default=1)
+        sp.add_argument("--threads", type=positive_int, default=1)
         sp.add_argument("--device", default="auto")
     sub.choices["train"].add_argument("--train", type=json_arg, required=True, help="params.yaml `train` as JSON")
     sub.choices["train"].add_argument("--history", required=True)
@@ -100,10 +102,13 @@ def add_commands(add, sub) -> None:
     sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
     sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
     sub.choices["embed"].add_argument("--checkpoint", default=None)
-    sub.choices["embed"].add_argument("--batch-size", type=int, default=256)
+    sub.choices["embed"].add_argument("--batch-size", type=positive_int, default=256)
     sub.choices["embed"].add_argument("--extra-items", nargs="*", default=[], help="item folders benchmarks added")
     sub.choices["embed"].add_argument(
-        "--devices", default="1", help="N or 'all': split item batches across N CUDA devices, else N CPU shards"
+        "--devices",
+        type=devices_arg,
+        default="1",
+        help="N or 'all': split item batches across N CUDA devices, else N CPU shards",
     )
     sp = add("train-ffnn", cmd_train_ffnn, "train MCIC's FFNN option scorer")
     sp.add_argument("--model", required=True)
@@ -114,4 +119,4 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + dev)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--history", required=True)
-    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--threads", type=positive_int, default=1)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from itmbench.cli._args import (
     json_arg,
+    positive_int,
     set_threads,
 )
 from itmbench.params import make_config
@@ -113,13 +114,15 @@ def cmd_filter_rates(args: argparse.Namespace) -> None:
 def cmd_plot_negatives(args: argparse.Namespace) -> None:
     """The grid of sampled negatives of both generators (PNG), from the filter-rates sample."""
     import numpy as np
-    import pandas as pd
 
+    from itmbench.errors import reading
+    from itmbench.io import read_parquet_checked
     from itmbench.negatives.filter_rates import plot_generated_negatives
     from itmbench.world.generate import read_world
 
-    records = pd.read_parquet(Path(args.sample) / "records.parquet")
-    pixels = np.load(Path(args.sample) / "images.npy")
+    records = read_parquet_checked(Path(args.sample) / "records.parquet", ("image_id",), "the filter-rates sample")
+    with reading(Path(args.sample) / "images.npy"):
+        pixels = np.load(Path(args.sample) / "images.npy")
     world = read_world(args.items)
     positives = np.asarray(world.images[records["image_id"].to_numpy(np.int64)])
     plot_generated_negatives(records, pixels, positives, args.out, args.rows)
@@ -135,7 +138,7 @@ def _add_generator_commands(add) -> None:
         sp.add_argument("--items", required=True, help="the world's items folder")
         sp.add_argument("--config", type=json_arg, required=True, help="its params.yaml section as JSON")
         sp.add_argument("--out", required=True, help="folder of model.pt and history.json")
-        sp.add_argument("--threads", type=int, default=1)
+        sp.add_argument("--threads", type=positive_int, default=1)
         sp.add_argument("--device", default="auto")
     parsers = {}
     for name, func, help_ in (
@@ -148,7 +151,7 @@ def _add_generator_commands(add) -> None:
         sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `bivlc` section as JSON")
         sp.add_argument("--diffusion", required=True, help="folder of the diffusion model (train-diffusion)")
         sp.add_argument("--recognizer", required=True, help="folder of the recognizer (train-recognizer)")
-        sp.add_argument("--threads", type=int, default=1)
+        sp.add_argument("--threads", type=positive_int, default=1)
         sp.add_argument("--device", default="auto")
     parsers["generate-candidates"].add_argument("--out", required=True, help="the candidates folder")
     sp = parsers["filter-rates"]
@@ -158,7 +161,7 @@ def _add_generator_commands(add) -> None:
     sp = add("plot-negatives", cmd_plot_negatives, "grid of both generators' sampled negatives (PNG)")
     sp.add_argument("--sample", required=True, help="the folder filter-rates wrote with --sample-out")
     sp.add_argument("--items", required=True, help="the world's items folder (positive images)")
-    sp.add_argument("--rows", type=int, default=8, help="negative captions shown")
+    sp.add_argument("--rows", type=positive_int, default=8, help="negative captions shown")
     sp.add_argument("--out", required=True)
 
 

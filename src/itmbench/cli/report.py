@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itmbench.cli._args import (
+    choice_values,
     json_arg,
+    positive_int,
     with_absent_cells,
 )
 from itmbench.papers.registry import BENCHMARKS, PAPERS
@@ -18,6 +20,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 log = logging.getLogger("itmbench")
+
+SOURCES = ("world", "coco")  # the params' `source`
+
+
+def model_kinds(text: str) -> dict:
+    """`--kinds`: a JSON object model -> one of the kinds the claims tell apart (`itmbench.papers.claims.KINDS`)."""
+    from itmbench.papers.claims import KINDS
+
+    return choice_values(KINDS)(text)
 
 
 def _main_metrics_long(metrics: list[dict]) -> pd.DataFrame:
@@ -59,16 +70,25 @@ def cmd_notebook(args: argparse.Namespace) -> None:
 
 def cmd_index(args: argparse.Namespace) -> None:
     """reports/index.html linking every report."""
+    from itmbench.errors import InputError
     from itmbench.report.render import write_index
 
+    missing = [r for r in args.reports if not Path(r).is_file()]
+    if missing:
+        raise InputError(f"index: reports {missing} are not files; expected the HTML reports the index links")
     write_index(args.out, args.reports)
 
 
 def cmd_claims(args: argparse.Namespace) -> None:
     """Each paper's claims checked on one source's metrics."""
+    from itmbench.errors import InputError
     from itmbench.io import output_set
-    from itmbench.papers.claims import claims_table, load_world_results, write_claims_table
+    from itmbench.papers.claims import CLAIM_ORDER, claims_table, load_world_results, write_claims_table
 
+    if args.paper and args.paper not in CLAIM_ORDER:
+        raise InputError(f"--paper {args.paper}: the paper states no claims; expected one of {list(CLAIM_ORDER)}")
+    if Path(args.metrics_dir).is_dir() and not any(Path(args.metrics_dir).glob("*/*.json")):
+        raise InputError(f"{args.metrics_dir}: no metrics files; expected <benchmark>/<model>.json files")
     table = claims_table(load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source))
     title = f"Claims checked on the {args.source} results"
     if args.paper:
@@ -110,10 +130,12 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--grid-of", default=None, help="items parquet whose caption x image grid {pairs} counts")
     sp = add("claims", cmd_claims, "each paper's claims checked on a source's metrics")
     sp.add_argument("--metrics-dir", required=True)
-    sp.add_argument("--source", default="world")
-    sp.add_argument("--kinds", type=json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
+    sp.add_argument("--source", choices=SOURCES, default="world")
+    sp.add_argument(
+        "--kinds", type=model_kinds, default={}, help='{"model": "contrastive|chance|human|generative|other", ...}'
+    )
     sp.add_argument("--out-csv", required=True)
-    sp.add_argument("--paper", default=None, help="only this paper's claims")
+    sp.add_argument("--paper", default=None, choices=sorted(PAPERS), help="only this paper's claims")
     for name, func, help_ in (
         ("world-paper-tables", cmd_world_paper_tables, "a paper's tables in its layout, from the world, vs published"),
         ("world-paper-figures", cmd_world_paper_figures, "a paper's figures from the world's metrics"),
@@ -122,10 +144,12 @@ def add_commands(add, sub) -> None:
         sp.add_argument("metrics", nargs="+", help="metrics files <benchmark>/<model>.json")
         sp.add_argument("--paper", required=True, choices=[n for n, p in PAPERS.items() if p.world_tables])
         sp.add_argument("--rows", type=json_arg, default={}, help='world model -> printed row: {"clip": "CLIP_COCO"}')
-        sp.add_argument("--kinds", type=json_arg, default={}, help='{"model": "contrastive|chance|other", ...}')
+        sp.add_argument(
+            "--kinds", type=model_kinds, default={}, help='{"model": "contrastive|chance|human|generative|other", ...}'
+        )
         sp.add_argument("--out-dir", required=True)
     sub.choices["world-paper-tables"].add_argument("--options", type=json_arg, default={}, help="report options")
-    sub.choices["world-paper-figures"].add_argument("--dpi", type=int, default=150)
+    sub.choices["world-paper-figures"].add_argument("--dpi", type=positive_int, default=150)
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)
     sp.add_argument("--parameters", type=json_arg, default={})

@@ -12,9 +12,12 @@ from itmbench.cli._args import (
     check_metrics_args,
     json_arg,
     limit_threads,
+    positive_int,
+    score_section,
     set_threads,
     shortlist_of,
 )
+from itmbench.papers.registry import BENCHMARKS
 
 log = logging.getLogger("itmbench")
 # the params `score` keys a benchmark's `summarize` takes, unless its score module names others (`SCORE_OPTIONS`)
@@ -50,20 +53,26 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
 
 def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dict, out: str | Path) -> None:
     """A benchmark's metrics with intervals from a per-instance scores file (read back as written)."""
-    import pandas as pd
-
-    from itmbench.io import write_json
+    from itmbench.errors import InputError
+    from itmbench.io import read_parquet_checked, write_json
     from itmbench.papers.registry import benchmark
 
+    table = read_parquet_checked(scores, (), f"{name}'s per-instance scores (score-benchmark)")
+    if table.empty:
+        raise InputError(f"{scores}: no rows; expected {name}'s per-instance scores (score-benchmark)")
     score = benchmark(name).part("score")
     options = getattr(score, "SCORE_OPTIONS", DEFAULT_SCORE_OPTIONS)
-    summary = score.summarize(pd.read_parquet(scores), **{key: cfg[key] for key in options})
+    try:
+        summary = score.summarize(table, **{key: cfg[key] for key in options})
+    except (KeyError, ValueError) as err:  # the scores lack what the benchmark's summary reads
+        reason = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise InputError(f"{scores}: {reason}; expected {name}'s per-instance scores (score-benchmark)") from err
     write_json(out, {**summary, "model": model, "benchmark": name})
 
 
 def cmd_metrics_benchmark(args: argparse.Namespace) -> None:
     """A benchmark's metrics with intervals from per-instance scores."""
-    _write_benchmark_metrics(args.name, args.scores, args.model, args.config, args.out)
+    _write_benchmark_metrics(args.name, args.scores, args.model, score_section(args.config), args.out)
 
 
 def _pairs_needed(name: str, bench: str, shortlist=None):
@@ -93,10 +102,10 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 
     set_threads(args.threads)
     spec = model_spec(args.model, args.spec)
+    pairs = _pairs_needed(args.name, args.bench, shortlist_of(args))  # the inputs first, then the model
     scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
     if not hasattr(scorer, "score_pairs"):
         raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")
-    pairs = _pairs_needed(args.name, args.bench, shortlist_of(args))
     features = EmbeddingCache(args.features) if args.features else None
     t0 = time.time()
     scores = scorer.score_pairs(
@@ -120,23 +129,25 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("score-benchmark", cmd_score_benchmark, "per-instance scores of a model on a benchmark")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--bench", required=True)
     scored = sp.add_mutually_exclusive_group(required=True)
     scored.add_argument("--embeddings", nargs="+", help="the model's cache files (source + added items)")
     scored.add_argument("--pairs", nargs="+", help="a cross scorer's pair-score files (score-pairs)")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--threads", type=positive_int, default=1)
     add_shortlist(sp)
     add_metrics_out(sp)
     sp = add("metrics-benchmark", cmd_metrics_benchmark, "a benchmark's metrics with intervals")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--scores", required=True)
     sp.add_argument("--model", required=True)
     sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
     sp.add_argument("--out", required=True)
     sp = add("score-pairs", cmd_score_pairs, "a cross scorer's scores of the pairs a benchmark needs")
-    sp.add_argument("--name", required=True, help="the benchmark (a name of the benchmark registry)")
+    sp.add_argument(
+        "--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (a name of the benchmark registry)"
+    )
     sp.add_argument("--bench", required=True)
     sp.add_argument("--model", required=True)
     sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
@@ -145,6 +156,6 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--extra-items", nargs="*", default=[], help="item folders the benchmark added")
     sp.add_argument("--features", nargs="*", default=[], help="the upstream model's cache files (ffnn)")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--threads", type=int, default=1)
+    sp.add_argument("--threads", type=positive_int, default=1)
     sp.add_argument("--device", default="auto")
     add_shortlist(sp)

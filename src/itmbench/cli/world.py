@@ -8,10 +8,14 @@ from pathlib import Path
 
 from itmbench.cli._args import (
     json_arg,
+    name_value,
 )
+from itmbench.papers.registry import BENCHMARKS
 from itmbench.params import make_config
 
 log = logging.getLogger("itmbench")
+
+SPLITS = ("train", "val", "test")  # the world's splits
 
 
 def cmd_world(args: argparse.Namespace) -> None:
@@ -26,14 +30,6 @@ def cmd_world(args: argparse.Namespace) -> None:
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
 
 
-def _dep_dirs(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, path = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--dep {pair!r}: expected NAME=DIR")
-        out[name] = path
-    return out
 
 
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
@@ -43,8 +39,10 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
-    deps = {name: benchmark(name).part("canonical").read(path) for name, path in _dep_dirs(args.dep).items()}
-    tables = entry.build(read_world(args.items), args.config, make_config(WorldConfig, args.world), deps)
+    world_cfg = make_config(WorldConfig, args.world)
+    entry.config(args.config, world_cfg)  # the params are checked before any file is read
+    deps = {name: benchmark(name).part("canonical").read(path) for name, path in args.dep}
+    tables = entry.build(read_world(args.items), args.config, world_cfg, deps)
     with output_set(folders=[args.out]):  # the folder's tables (and added items) together or not at all
         entry.part("canonical").write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
@@ -58,8 +56,10 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
+    world_cfg = make_config(WorldConfig, args.world)
+    entry.config(args.config, world_cfg)  # the params are checked before any file is read
     tables = entry.part("canonical").read(args.bench)
-    audit = entry.audit(read_world(args.items), tables, args.config, make_config(WorldConfig, args.world))
+    audit = entry.audit(read_world(args.items), tables, args.config, world_cfg)
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
         write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
@@ -71,14 +71,20 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `world` section as JSON")
     sp.add_argument("--out", required=True)
     sp = add("build-benchmark", cmd_build_benchmark, "build a world benchmark by its paper's procedure")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--items", required=True)
     sp.add_argument("--world", type=json_arg, required=True)
     sp.add_argument("--config", type=json_arg, required=True, help="the benchmark's params.yaml section as JSON")
-    sp.add_argument("--dep", action="append", default=[], help="NAME=DIR of a benchmark this one builds on")
+    sp.add_argument(
+        "--dep",
+        action="append",
+        type=name_value("DIR", BENCHMARKS),
+        default=[],
+        help="NAME=DIR of a benchmark this one builds on",
+    )
     sp.add_argument("--out", required=True)
     sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")
-    sp.add_argument("--name", required=True)
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--items", required=True)
     sp.add_argument("--bench", required=True)
     sp.add_argument("--world", type=json_arg, required=True)

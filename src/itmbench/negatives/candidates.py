@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import reading
 from itmbench.io import atomic_path, write_parquet
 from itmbench.negatives.edits import STREAM_GENERATE, CandidateConfig, _rng, instance_keys, sugarcrepe_instances
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
@@ -119,7 +120,8 @@ class PregeneratedGenerator:
         missing = [c for c in COLUMNS if c not in table.columns]
         if missing:
             raise ValueError(f"{d / TABLE_FILE}: missing columns {missing}; expected {list(COLUMNS)}")
-        images = np.load(d / IMAGES_FILE, mmap_mode="r")
+        with reading(d / IMAGES_FILE):
+            images = np.load(d / IMAGES_FILE, mmap_mode="r")
         if images.ndim != 4 or len(images) != len(table):
             raise ValueError(
                 f"{d / IMAGES_FILE}: shape {images.shape}; expected [{len(table)}, S, S, 3] (one image per table row)"

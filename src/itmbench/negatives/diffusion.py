@@ -401,9 +401,9 @@ def train_diffusion(
     """
     from diffusers import DDPMScheduler
 
+    pixels, captions_of, all_texts = _training_data(items_dir, cfg)  # the inputs first: no folder when they fail
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pixels, captions_of, all_texts = _training_data(items_dir, cfg)
     vocab = build_vocabulary(all_texts)
     x_all = to_model_space(pixels, cfg.resolution)
     tokenised = {t: i for i, t in enumerate(sorted(set(all_texts)))}

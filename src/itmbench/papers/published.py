@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from itmbench.errors import reading
 from itmbench.papers.registry import PAPERS as REGISTERED
 
 # The papers with published numbers as data: every registered paper (itmbench.papers.registry).
@@ -59,7 +60,7 @@ def _printed_decimals(text: str) -> int:
 def read_published_csv(path: Path) -> pd.DataFrame:
     """Read and validate one transcription file; every error names the file and the line."""
     path = Path(path)
-    with path.open(encoding="utf-8", newline="") as handle:
+    with reading(path), path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle)
         try:
             header = next(reader)

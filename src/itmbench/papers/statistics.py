@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import reading
 from itmbench.papers.registry import PAPERS as REGISTERED
 from itmbench.papers.registry import paper as registered_paper
 from itmbench.sources._common import FLOAT, INT, STRING, typed_frame
@@ -72,7 +73,7 @@ def _decimals(text: str) -> int:
 def read_published(path: str | os.PathLike) -> pd.DataFrame:
     """Read a published_statistics.csv (table,row,column,value,source), keeping each value's decimals."""
     cols: dict[str, list] = {name: [] for name in PUBLISHED_SCHEMA}
-    with open(path, encoding="utf-8", newline="") as handle:
+    with reading(path), open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames != ["table", "row", "column", "value", "source"]:
             raise ValueError(f"{path}: line 1: expected header table,row,column,value,source, got {reader.fieldnames}")

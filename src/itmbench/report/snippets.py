@@ -38,6 +38,9 @@ from typing import Any
 
 import yaml
 
+from itmbench.errors import reading
+from itmbench.params import load_yaml
+
 SNIPPET = re.compile(r"<!-- snippet: (?P<spec>.*?) -->(?P<content>.*?)<!-- /snippet -->", re.S)
 # Top folders that hold what the pipeline or a benchmarks/ script writes (git-ignored outputs).
 OUTPUT_DIRS = ("results", "reports", "data", "logs")
@@ -164,8 +167,8 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 
 def _render_params(section: str, opts: dict[str, str], root: Path) -> str:
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    schema = yaml.safe_load((root / "workflow/schemas/params.schema.yaml").read_text())
+    params = load_yaml(root / "params.yaml")
+    schema = load_yaml(root / "workflow/schemas/params.schema.yaml")
     values = _dig(params, section, "params.yaml")
     node = schema
     for part in section.split("."):
@@ -182,7 +185,7 @@ def _render_params(section: str, opts: dict[str, str], root: Path) -> str:
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as f:
+    with reading(path), path.open(encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -250,7 +253,7 @@ def render(spec: str, root: Path, outputs: Path | None = None) -> str:
     outputs = outputs or root
     kind, pos, opts = _args(spec)
     if kind == "param" and len(pos) == 1:
-        return fmt(_dig(yaml.safe_load((root / "params.yaml").read_text()), pos[0], "params.yaml"))
+        return fmt(_dig(load_yaml(root / "params.yaml"), pos[0], "params.yaml"))
     if kind == "params" and len(pos) == 1:
         return _render_params(pos[0], opts, root)
     if kind == "published" and len(pos) == 1:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
+from itmbench.errors import reading
 from itmbench.io import atomic_path
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ class ItemStore:
             store = len(self.arrays)
             table = pd.read_parquet(d / "images.parquet")
             if (d / "images.npy").exists():
-                self.arrays.append(np.load(d / "images.npy", mmap_mode="r"))
+                with reading(d / "images.npy"):
+                    self.arrays.append(np.load(d / "images.npy", mmap_mode="r"))
             elif "path" in table.columns:
                 self.arrays.append(FileImages(d / "images.parquet", table["path"].tolist(), image_size))
             else:
@@ -162,11 +164,12 @@ class EmbeddingCache:
         parts: dict[str, list[np.ndarray]] = {"image": [], "caption": []}
         ids: dict[str, list[np.ndarray]] = {"image": [], "caption": []}
         for p in paths:
-            data = np.load(p)
-            for k in ("image", "caption"):
-                if len(data[f"{k}_ids"]):
-                    parts[k].append(data[f"{k}_emb"])
-                    ids[k].append(data[f"{k}_ids"])
+            with reading(p):
+                data = np.load(p)
+                for k in ("image", "caption"):
+                    if len(data[f"{k}_ids"]):
+                        parts[k].append(data[f"{k}_emb"])
+                        ids[k].append(data[f"{k}_ids"])
         self.emb, self.row = {}, {}
         for k in ("image", "caption"):
             all_ids = np.concatenate(ids[k]) if ids[k] else np.zeros(0, np.int64)

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import reading
 from itmbench.io import atomic_path, write_parquet
 from itmbench.world.captions import CaptionStructure, caption_scene
 from itmbench.world.render import render_scene
@@ -125,8 +126,10 @@ def read_world(items_dir: str | Path) -> World:
     ]
     if missing:
         raise FileNotFoundError(f"{d}: missing {missing}; expected a world items folder (run the world rule)")
+    with reading(d / "images.npy"):
+        images = np.load(d / "images.npy", mmap_mode="r")
     return World(
-        images=np.load(d / "images.npy", mmap_mode="r"),
+        images=images,
         image_table=pd.read_parquet(d / "images.parquet"),
         caption_table=pd.read_parquet(d / "captions.parquet"),
         scene_table=pd.read_parquet(d / "scenes.parquet"),

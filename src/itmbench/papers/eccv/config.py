@@ -81,7 +81,7 @@ class EccvConfig:
             probs = np.asarray(getattr(self, name), dtype=float)
             if probs.shape != (len(ANSWERS),) or (probs < 0).any() or abs(probs.sum() - 1.0) > 1e-6:
                 raise ValueError(
-                    f"eccv params: {name}={list(probs)}; expected {len(ANSWERS)} probabilities of {list(ANSWERS)} "
+                    f"eccv params: {name}={probs.tolist()}; expected {len(ANSWERS)} probabilities of {list(ANSWERS)} "
                     "summing to 1"
                 )
         bad = [a for a in self.positive_answers if a not in ANSWERS]
