@@ -26,7 +26,10 @@ def cmd_released_statistics(args: argparse.Namespace) -> None:
     """One paper's dataset statistics from the released files, beside the published numbers."""
     from itmbench.papers.statistics import statistics_from_mirror
     from itmbench.report.tables import write_comparison_table
+    from itmbench.sources.fetch import STATISTICS_KEYS
+    from itmbench.sources.released import check_released_files
 
+    check_released_files(STATISTICS_KEYS[args.paper], args.raw)  # every input present with its md5
     df = statistics_from_mirror(args.paper, args.raw)
     title = f"{args.paper}: dataset statistics regenerated from the released files vs published"
     write_comparison_table(df, Path(args.out_csv).with_suffix(""), title)
@@ -39,7 +42,10 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
     from itmbench.papers.bivlc.tables import write_released_tables
     from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
     from itmbench.papers.eccv.tables import write_table5_comparison
+    from itmbench.sources.fetch import PAPER_TABLE_KEYS
+    from itmbench.sources.released import check_released_files
 
+    check_released_files(PAPER_TABLE_KEYS, args.raw)  # every input present with its md5 before any output
     out = Path(args.out_dir)
     write_released_tables(args.raw, out / "tables" / "bivlc")
     write_table5_comparison(out / "tables" / "eccv" / "table5")
