@@ -146,9 +146,13 @@ def test_small_results_file_and_identity_check(tmp_path: Path) -> None:
     assert table["model"].tolist() == ["MyModel", "MyModel"]
     assert table["group_score"].tolist() == [False, True]
     twice = write_csv(tmp_path / "BiVLC_Twice.csv", [RESULT_ROW, {**RESULT_ROW, "text_score_i0": "False"}])
-    with pytest.raises(ValueError, match=r"BiVLC_Twice.csv: line 3: duplicate of line 2; expected one row per \(image,"):
+    with pytest.raises(
+        ValueError, match=r"BiVLC_Twice.csv: line 3: duplicate of line 2; expected one row per \(image,"
+    ):
         read_bivlc_results(twice)  # the same instance twice, whatever its scores
-    bad = write_csv(tmp_path / "BiVLC_Bad.csv", [RESULT_ROW, {**RESULT_ROW, "caption": "A boy.", "group_score": "True"}])
+    bad = write_csv(
+        tmp_path / "BiVLC_Bad.csv", [RESULT_ROW, {**RESULT_ROW, "caption": "A boy.", "group_score": "True"}]
+    )
     with pytest.raises(ValueError) as info:
         read_bivlc_results(bad)
     assert str(info.value).startswith(f"{bad}: line 3 column group_score: expected False (from the comparisons)")

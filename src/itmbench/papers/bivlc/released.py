@@ -26,9 +26,10 @@ the 0-based row, and model, taken from the file name):
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -169,12 +170,32 @@ def _format_of(path: str | os.PathLike) -> str:
     return formats[suffix]
 
 
+def _image_key(value: Any) -> Hashable:
+    """What identifies an image value: a path string, or a {bytes, path} struct by its path and bytes' md5."""
+    if isinstance(value, Mapping):
+        data = value.get("bytes")
+        digest = hashlib.md5(data, usedforsecurity=False).hexdigest() if isinstance(data, bytes) else None
+        return (value.get("path"), digest)
+    return value if isinstance(value, Hashable) else repr(value)
+
+
 def read_bivlc_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
-    """Read BiVLC instances in the Hugging Face layout (parquet, CSV or JSON lines) into the canonical table."""
+    """Read BiVLC instances in the Hugging Face layout (parquet, CSV or JSON lines) into the canonical table.
+
+    Every row is checked (images present, type/subtype a SugarCrepe subset, captions non-empty); the
+    same instance (images, captions, type, subtype) twice is an error naming both rows.
+    """
     check_released(path)
     fmt = fmt or _format_of(path)
     cols: dict[str, list] = {name: [] for name in TABLE_SCHEMA}
+    seen: dict = {}
     for position, (where, record) in enumerate(_iter_table_records(path, fmt)):
+        identity = (
+            _image_key(record["image"]),
+            _image_key(record["negative_image"]),
+            *(record[name] for name in ("caption", "negative_caption", "type", "subtype")),
+        )
+        check_unique(path, identity, where, seen, "one row per instance (images, captions, type, subtype)")
         for name in ("image", "negative_image"):
             value = record[name]
             if (
@@ -291,12 +312,21 @@ def read_sugarcrepe_csv(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def read_negative_image_list(path: str | os.PathLike) -> pd.DataFrame:
-    """Read BiVLC_negative_imgs.csv: each SugarCrepe instance with its 4 generated negative image names."""
+    """Read BiVLC_negative_imgs.csv: each SugarCrepe instance with its 4 generated negative image names.
+
+    The k-th name must be '<index>_<filename stem>_<k>.jpg', as every name of the released file is.
+    """
 
     def convert(where: str, row: dict[str, str]) -> dict[str, Any]:
         out = _sugarcrepe_fields(path, where, row)
         out["id"] = parse_int(row["index"], path, f"{where} column index", "an integer instance index")
-        out["negative_images"] = [parse_text(row[f"hn_img_{i}"], path, f"{where} column hn_img_{i}") for i in range(4)]
+        names = [f"{row['index']}_{Path(row['filename']).stem}_{k}.jpg" for k in range(4)]
+        for k, name in enumerate(names):
+            if row[f"hn_img_{k}"] != name:
+                raise SourceFormatError(
+                    path, f"{where} column hn_img_{k}", f"the image name {name}", row[f"hn_img_{k}"]
+                )
+        out["negative_images"] = names
         return out
 
     return _read_csv_table(path, NEGATIVE_IMAGE_COLUMNS, NEGATIVE_IMAGE_SCHEMA, convert, ("index",))

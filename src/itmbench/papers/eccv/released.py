@@ -135,9 +135,10 @@ def read_coco_test_ids(path: str | os.PathLike, expected_length: int | None = N_
     check_count(path, len(array), "entries")
     if expected_length is not None and len(array) != expected_length:
         raise SourceFormatError(path, "array", f"{expected_length} caption ids", f"{len(array)} ids")
-    negative = np.flatnonzero(array < 0)
-    if negative.size:
-        raise SourceFormatError(path, f"index {int(negative[0])}", "a caption id >= 0", int(array[negative[0]]))
+    outside = np.flatnonzero((array < 0) | (array > np.iinfo(np.int64).max))
+    if outside.size:
+        at = int(outside[0])
+        raise SourceFormatError(path, f"index {at}", "a caption id in [0, 2**63 - 1]", int(array[at]))
     unique, counts = np.unique(array, return_counts=True)
     if (counts > 1).any():
         position = int(np.flatnonzero(array == unique[counts > 1][0])[1])
