@@ -51,3 +51,31 @@ def test_read_parquet_checked_names_the_file_and_what_is_missing(tmp_path):
     assert list(read_parquet_checked(path, ("a", "b"), "unused").columns) == ["a", "b"]
     with pytest.raises(ValueError, match=r"t\.parquet: missing columns \['c'\]; expected \['a', 'c'\]"):
         read_parquet_checked(path, ("a", "c"), "unused")
+
+
+def test_read_json_refuses_a_repeated_key_naming_both_lines(tmp_path: Path) -> None:
+    from itmbench.io import read_json
+
+    path = tmp_path / "r.json"
+    path.write_text('{"1": {"a": 1},\n "2": {"a": 2, "a": 3},\n "1": {}}', encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_json(path)
+    where = "line 2 column 16: key 'a' appears twice in one object (first at line 2 column 8)"
+    assert str(info.value) == f"{path}: {where}; expected unique keys"
+
+
+def test_read_json_nan_bom_and_bytes(tmp_path: Path) -> None:
+    from itmbench.io import read_json, read_text
+
+    path = tmp_path / "n.json"
+    path.write_bytes(b'\xef\xbb\xbf{"x": [1, NaN]}')
+    assert read_json(path)["x"][0] == 1  # the BOM is dropped; NaN allowed by default (the project's own outputs)
+    with pytest.raises(ValueError, match=r"n\.json: line 1 column 11: NaN is not a JSON number"):
+        read_json(path, allow_nan=False)
+    path.write_bytes(b'{"x": "caf\xe9"}')
+    with pytest.raises(ValueError, match=r"n\.json: byte 10 \(line 1\): not UTF-8 text \(invalid continuation byte"):
+        read_text(path)
+    with pytest.raises(IsADirectoryError, match=f"{tmp_path}: is a folder; expected a file"):
+        read_json(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"absent\.json: file not found"):
+        read_json(tmp_path / "absent.json")

@@ -86,7 +86,6 @@ def load_yaml_text(text: str, name: str) -> Any:
     """A YAML document given as text (`name` in messages), refusing repeated keys."""
     loader = _UniqueKeyLoader(text)
     loader.name = name
-    loader.reader.name = name
     try:
         return loader.get_single_data()
     finally:

@@ -16,8 +16,11 @@ from itmbench.cli.predictions import add_arguments, run
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.papers.bivlc.released import RESULT_COLUMNS
 from itmbench.papers.predictions import ScoreOptions, bootstrap_mean_interval, score_predictions
+from itmbench.papers.sugarcrepe.released import SUBSETS
+from itmbench.sources.released import declared_records
 
 FAST = ScoreOptions(n_boot=200)
+PARTIAL = ScoreOptions(n_boot=200, allow_missing=True)  # small files: a few instances of each benchmark
 
 
 def main(argv: list[str]) -> int:
@@ -93,7 +96,8 @@ def test_bison_annotations_may_be_a_canonical_table(tmp_path: Path) -> None:
             r"\[1\]\.predicted_image_id",
             "key 'predicted_image_id'",
         ),
-        ([{"bison_id": 0, "predicted_image_id": 1}], "top level", "no prediction for bison_id 1"),
+        ([{"bison_id": 0, "predicted_image_id": 1}], "1 of 2 annotated triples", "have no prediction (first: 1)"),
+        ([], "no items", "expected at least one"),
     ],
 )
 def test_bison_malformed_predictions_name_file_and_record(
@@ -114,6 +118,18 @@ def test_bison_missing_predictions_may_count_as_wrong(tmp_path: Path) -> None:
     assert system["metrics"]["bison"]["value"] == 25.0 and system["n_missing"] == 3
     with pytest.raises(ValueError, match="bison_missing"):
         ScoreOptions(bison_missing="skip")
+
+
+def test_bison_missing_predictions_may_be_left_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    ann = _bison_annotations(tmp_path / "ann.json", n=4)
+    preds = _write_json(tmp_path / "partial.json", [{"bison_id": 0, "predicted_image_id": 1}])
+    with pytest.raises(
+        ValueError, match=r"partial\.json: 3 of 4 annotated triples .* have no prediction \(first: 1, 2, 3\)"
+    ):
+        score_predictions("bison", preds, annotations=ann, options=FAST)
+    system = score_predictions("bison", preds, annotations=ann, options=PARTIAL)["systems"]["partial"]
+    assert system["metrics"]["bison"]["value"] == 100.0 and system["metrics"]["bison"]["n"] == 1
+    assert system["n_missing"] == 3 and "scored without them (--allow-missing)" in caplog.text
 
 
 def test_bison_needs_annotations(tmp_path: Path) -> None:
@@ -226,7 +242,7 @@ def test_ranked_positives_from_a_cxc_table_of_one_split(tmp_path: Path) -> None:
     )
     system = result["systems"]["predictions"]
     assert system["queries"] == {"i2t": 1} and system["metrics"]["i2t/R-P"]["value"] == 100.0
-    with pytest.raises(ValueError, match="query 5: expected a ranking"):  # the val image has no ranking
+    with pytest.raises(ValueError, match=r"1 of 2 queries with positives have no prediction \(first: 5\)"):
         score_predictions("ranked", [i2t], positives=[tmp_path / "cxc_positives.csv"], options=FAST)
 
 
@@ -247,7 +263,10 @@ def test_ranked_short_rankings_are_an_error_unless_lenient(tmp_path: Path) -> No
         ({"one": [11]}, r"key 'one': expected a query id"),
         ({"1": 11}, r"key '1': expected a list of ranked gallery ids"),
         ([[11]], r"top level: expected an object"),
-        ({"2": [21]}, r"query 1: expected a ranking for every query with positives"),
+        ({"2": [21]}, r"1 of 1 queries with positives have no prediction \(first: 1\); pass --allow-missing"),
+        ({"1": [11], "01": [12]}, r"key '01': duplicate of key '1'; expected one ranking per query id"),
+        ({"1": [11, 2**64]}, r"key '1'\[1\]: expected an integer gallery id in \[0, 2\*\*63 - 1\]"),
+        ({}, r"no keys; expected at least one"),
     ],
 )
 def test_ranked_malformed_rankings_name_file_and_record(tmp_path: Path, content: object, where: str) -> None:
@@ -276,7 +295,9 @@ def test_ranked_oracle_on_the_released_eccv_positives(mirror_dir: Path, tmp_path
     for name, path in (("i2t", pi), ("t2i", pt)):
         positives = json.loads(path.read_text(encoding="utf-8"))
         # positives first, then a non-positive: the oracle
-        rankings[name] = _write_json(tmp_path / f"oracle_{name}.json", {q: [*ids, -1] for q, ids in positives.items()})
+        rankings[name] = _write_json(
+            tmp_path / f"oracle_{name}.json", {q: [*ids, 2**62] for q, ids in positives.items()}
+        )
     result = score_predictions("ranked", [rankings["i2t"], rankings["t2i"]], positives=[pi, pt], options=FAST)
     system = result["systems"]["predictions"]
     assert system["queries"] == {"i2t": 1261, "t2i": 1332}
@@ -296,12 +317,20 @@ def test_bootstrap_mean_interval_is_seeded_and_covers_the_mean() -> None:
 
 def _bivlc_csv(path: Path, rows: list[tuple[bool, bool, bool, bool]], kinds: list[str]) -> Path:
     lines = [",".join(f'"{c}"' for c in RESULT_COLUMNS)]
-    for (i0, i1, c0, c1), kind in zip(rows, kinds):
+    for n, ((i0, i1, c0, c1), kind) in enumerate(zip(rows, kinds)):
         flags = [i0, i1, c0, c1, i0 and i1, c0 and c1, i0 and i1 and c0 and c1]
         subtype = "obj"
         lines.append(
             ",".join(
-                ['"<img>"', '"a cat"', '"a dog"', '"<img>"', f'"{kind}"', f'"{subtype}"', *(f'"{f}"' for f in flags)]
+                [
+                    '"<img>"',
+                    f'"a cat {n}"',
+                    '"a dog"',
+                    '"<img>"',
+                    f'"{kind}"',
+                    f'"{subtype}"',
+                    *(f'"{f}"' for f in flags),
+                ]
             )
         )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -322,8 +351,15 @@ def test_bivlc_results_and_sugarcrepe_files_form_one_system(tmp_path: Path) -> N
         '"000000000001.jpg","a cat","a dog","add","obj","1"\n"000000000002.jpg","a cat","a dog","swap","obj","0"\n',
         encoding="utf-8",
     )
-    result = score_predictions("bivlc", [results, correct], options=FAST)
+    with pytest.raises(
+        ValueError, match=r"BiVLC_mine\.csv: 4 rows; expected [\d,]+ \(sources/released\.yaml: bivlc_results"
+    ):
+        score_predictions("bivlc", [results, correct], options=FAST)  # 4 of the benchmark's instances
+    result = score_predictions("bivlc", [results, correct], options=PARTIAL)
     system = result["systems"]["mine"]
+    n_bivlc = declared_records("bivlc:read_bivlc_results")[0]
+    n_sugarcrepe = declared_records("bivlc:read_sugarcrepe_correct")[0]
+    assert system["n_missing"] == {"bivlc": n_bivlc - 4, "sugarcrepe": n_sugarcrepe - 2}
     m = system["metrics"]
     assert (m["i2t"]["value"], m["t2i"]["value"], m["group"]["value"]) == (50.0, 50.0, 25.0)
     assert m["ipos2t"]["value"] == 75.0 and m["sugarcrepe"]["value"] == 50.0
@@ -338,7 +374,7 @@ def test_bivlc_malformed_files_name_file_and_record(tmp_path: Path) -> None:
     fields[-1] = '"False"'  # group_score contradicts the comparisons
     path.write_text("\n".join([*text[:2], ",".join(fields)]) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"BiVLC_bad\.csv: line 3 column group_score: expected True") as err:
-        score_predictions("bivlc", [path], options=FAST)
+        score_predictions("bivlc", [path], options=PARTIAL)
     assert str(path) in str(err.value)
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n", encoding="utf-8")
@@ -381,7 +417,11 @@ def test_sugarcrepe_answers_per_order_and_the_mean_of_orders(tmp_path: Path) -> 
     _answers(folder, "negative-first", "add_att", ["positive", "positive", "positive", "negative"])
     _answers(folder, "positive-first", "swap_obj", ["positive", "negative"])
     _answers(folder, "negative-first", "swap_obj", ["positive", "positive"])
-    system = score_predictions("sugarcrepe_gpt4v", folder, options=FAST)["systems"]["GPT-4V"]
+    with pytest.raises(ValueError, match=r"10 answer file\(s\) missing: .*positive-first/gpt4v-add_obj\.json"):
+        score_predictions("sugarcrepe_gpt4v", folder, options=FAST)
+    system = score_predictions("sugarcrepe_gpt4v", folder, options=PARTIAL)["systems"]["GPT-4V"]
+    size = {s: declared_records("sugarcrepe:read_gpt4v_answers", subset=s)[0] for s in SUBSETS}
+    assert system["n_missing"] == 2 * sum(size.values()) - 12 and len(system["missing_files"]) == 10
     m = system["metrics"]
     assert m["positive-first"]["value"] == pytest.approx(100 * 3 / 6)
     assert m["negative-first"]["value"] == pytest.approx(100 * 5 / 6)

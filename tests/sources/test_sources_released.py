@@ -10,10 +10,15 @@ import pytest
 
 from itmbench.sources.released import (
     ChecksumMismatchError,
+    RecordCountError,
     ReleasedFile,
+    check_count,
+    check_released,
+    count_records,
     file_md5,
     load_registry,
     parse_registry,
+    registered_file,
     released_file,
     resolve,
     verify_md5,
@@ -153,3 +158,88 @@ def test_corrupt_mirror_copy_is_refused(mirror_dir: Path, tmp_path: Path) -> Non
 
     with pytest.raises(ChecksumMismatchError, match="mc_mscoco_dev.txt: md5 checksum mismatch: expected b572d08"):
         load_released("mcic_dev", tmp_path)
+
+
+# --- what every loader checks: md5 and record count of a file at a declared place ----------------
+
+
+@pytest.mark.parametrize("key", MIRRORED)
+def test_declared_record_counts_are_the_files(key: str, mirror_dir: Path) -> None:
+    """released.yaml's `records` are counted from the files (benchmarks/declare_record_counts.py), never typed."""
+    assert count_records(resolve(key, mirror_dir, must_exist=True))[0] == released_file(key).records
+
+
+def test_every_mirrored_file_declares_its_count_and_no_other_does() -> None:
+    assert {key for key, entry in REGISTRY.items() if entry.records is not None} == set(MIRRORED)
+    with pytest.raises(ValueError, match="records must be a positive integer"):
+        parse_registry(
+            "files:\n  - {key: a, url: 'https://x.org/a.csv', md5: 0123456789abcdef0123456789abcdef, "
+            "records: 0, in_mirror: true, benchmark: cxc, loader: 'cxc:read_cxc_csv'}\n"
+        )
+
+
+def test_count_records_of_each_kind(write) -> None:
+    assert count_records(write("a.csv", 'x,y\n1,"two\nlines"\n\n3,4\n')) == (2, "rows")
+    assert count_records(write("a.txt", "one\n\ntwo\r\n")) == (2, "lines")
+    assert count_records(write("a.json", '{"0": {}, "1": [], "accuracy": 0.5}')) == (2, "keys")
+    assert count_records(write("b.json", "[1, 2, 3]")) == (3, "items")
+    assert count_records(write("c.json", '{"info": {}, "data": [{}, {}]}')) == (2, "items")
+
+
+def test_a_file_at_a_declared_place_is_checked_by_its_loader(mirror_dir: Path, tmp_path: Path) -> None:
+    """A copy in the mirror layout with one byte changed parses, but its loader refuses it by md5."""
+    from itmbench.papers.mcic.released import read_mcic_txt
+
+    source = resolve("mcic_dev", mirror_dir, must_exist=True)
+    copy = resolve("mcic_dev", tmp_path)
+    copy.parent.mkdir(parents=True)
+    data = source.read_bytes()
+    copy.write_bytes(data.replace(b"a ", b"A ", 1))
+    assert registered_file(copy) == released_file("mcic_dev")
+    with pytest.raises(ChecksumMismatchError, match="mc_mscoco_dev.txt: md5 checksum mismatch"):
+        read_mcic_txt(copy)
+    (tmp_path / "elsewhere.txt").write_bytes(data.replace(b"a ", b"A ", 1))
+    assert registered_file(tmp_path / "elsewhere.txt") is None
+    assert len(read_mcic_txt(tmp_path / "elsewhere.txt", "dev")) == released_file("mcic_dev").records
+
+
+def test_md5_is_computed_once_per_path_size_and_mtime(mirror_dir: Path, monkeypatch) -> None:
+    import itmbench.sources.released as released_module
+
+    path = resolve("mcic_test", mirror_dir, must_exist=True)
+    calls = []
+    monkeypatch.setattr(released_module, "_MD5_CACHE", {})
+    monkeypatch.setattr(released_module, "file_md5", lambda p: calls.append(p) or file_md5(p))
+    for _ in range(3):
+        assert check_released(path) == released_file("mcic_test")
+    assert len(calls) == 1
+
+
+def test_count_errors_name_file_count_and_declaration(tmp_path: Path) -> None:
+    copy = resolve("bivlc_results_vit_b_32", tmp_path)
+    with pytest.raises(RecordCountError) as info:
+        check_count(copy, 1469, "rows")
+    expected = f"{released_file('bivlc_results_vit_b_32').records:,}"
+    assert str(info.value) == f"{copy}: 1,469 rows; expected {expected} (sources/released.yaml: bivlc_results_vit_b_32)"
+    with pytest.raises(RecordCountError, match=r"x\.csv: no rows; expected at least one"):
+        check_count(tmp_path / "x.csv", 0, "rows")
+    check_count(tmp_path / "x.csv", 5, "rows")  # an undeclared file: any count but 0
+
+
+def test_multi_output_commands_check_every_input_before_writing(mirror_dir: Path, tmp_path: Path) -> None:
+    """released-paper-tables refuses a corrupt input before writing any of its outputs."""
+    from itmbench.cli import main
+    from itmbench.sources.fetch import PAPER_TABLE_KEYS
+
+    raw = tmp_path / "raw"
+    for key in PAPER_TABLE_KEYS:
+        target = resolve(key, raw)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(resolve(key, mirror_dir, must_exist=True))
+    last = resolve(PAPER_TABLE_KEYS[-1], raw)
+    data = last.read_bytes()
+    last.unlink()
+    last.write_bytes(data[: len(data) // 2])
+    out = tmp_path / "out"
+    assert main(["released-paper-tables", "--raw", str(raw), "--out-dir", str(out)]) != 0
+    assert not out.exists()

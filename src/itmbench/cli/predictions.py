@@ -35,6 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--bison-missing", choices=["error", "wrong"], default="error", help="bison: a triple without a prediction"
     )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="score the instances present when predictions miss some (an error by default); "
+        "the metrics JSON records n_missing and the log says how many",
+    )
     return parser
 
 

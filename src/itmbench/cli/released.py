@@ -27,7 +27,10 @@ def cmd_released_statistics(args: argparse.Namespace) -> None:
     from itmbench.io import output_set
     from itmbench.papers.statistics import statistics_from_mirror
     from itmbench.report.tables import write_comparison_table
+    from itmbench.sources.fetch import STATISTICS_KEYS
+    from itmbench.sources.released import check_released_files
 
+    check_released_files(STATISTICS_KEYS[args.paper], args.raw)  # every input present with its md5
     df = statistics_from_mirror(args.paper, args.raw)
     title = f"{args.paper}: dataset statistics regenerated from the released files vs published"
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
@@ -42,7 +45,10 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
     from itmbench.papers.bivlc.tables import write_released_tables
     from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
     from itmbench.papers.eccv.tables import write_table5_comparison
+    from itmbench.sources.fetch import PAPER_TABLE_KEYS
+    from itmbench.sources.released import check_released_files
 
+    check_released_files(PAPER_TABLE_KEYS, args.raw)  # every input present with its md5 before any output
     out = Path(args.out_dir)
     with output_set(folders=[out]):  # its tables, figure and claims together, or none when anything fails
         write_released_tables(args.raw, out / "tables" / "bivlc")

@@ -30,8 +30,6 @@ def cmd_world(args: argparse.Namespace) -> None:
     log.info("world: %d images, %d captions -> %s", len(world.image_table), len(world.caption_table), args.out)
 
 
-
-
 def cmd_build_benchmark(args: argparse.Namespace) -> None:
     """Build one world benchmark by its paper's procedure (canonical tables + construction stages)."""
     from itmbench.io import output_set

@@ -270,16 +270,16 @@ def load_world_results(
     return Results(source, metrics, model_kinds, model_roles)
 
 
-def released_results(mirror: str | os.PathLike, verify: bool = True) -> Results:
+def released_results(mirror: str | os.PathLike) -> Results:
     """Results computed from the released files of a mirror: BiVLC's four models and MCIC's answer prior."""
     from itmbench.papers.bivlc.tables import load_released_metrics
     from itmbench.sources.released import load_released
 
-    bivlc = load_released_metrics(mirror, verify=verify)
+    bivlc = load_released_metrics(mirror)
     prior: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     for split in ("dev", "test"):
-        table = load_released(f"mcic_{split}", mirror, verify=verify)
+        table = load_released(f"mcic_{split}", mirror)
         shares = np.bincount(table["answer_index"].to_numpy(dtype=np.int64), minlength=5)[:5] / len(table)
         prior[split] = [100 * float(s) for s in shares]
         counts[split] = len(table)

@@ -49,6 +49,13 @@ the paper named by `itmbench.papers.registry.PREDICTION_FORMATS`):
     Per order also the SugarCrepe paper's own metrics under ``sugarcrepe`` (accuracy per subtype, the
     mean over subtypes, the pooled accuracy: the scorer of the world's SugarCrepe).
 
+Coverage: every format is checked against the benchmark's instances (BISON: the annotations;
+ranked: the queries with positives; BiVLC: the declared row count of the released files; GPT-4V:
+the 7 subsets of both orders, ids 0..n-1 of each subset's declared count). A missing instance is an
+error naming how many and the first few, unless ``allow_missing`` (CLI ``--allow-missing``): then the
+metrics are computed over the instances present, the system's JSON records ``n_missing``, and the
+log says so. An unknown or duplicated id is an error naming both occurrences, whatever the option.
+
 Bootstrap: ``n_boot`` = 1000 draws, ``seed`` = 0, percentile interval at ``confidence`` = 0.95.
 """
 
@@ -56,22 +63,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from itmbench.io import decode_utf8, read_bytes, read_parquet_file
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
 from itmbench.papers.registry import paper as registered_paper
 from itmbench.papers.registry import prediction_paper
-from itmbench.sources._common import SourceFormatError, parse_int, read_json_file
+from itmbench.sources._common import INT64_MAX, SourceFormatError, check_unique, parse_int, read_json_file
+from itmbench.sources.released import check_count
 
+log = logging.getLogger("itmbench")
 DIRECTIONS: dict[str, str] = {"i2t": "image_to_caption", "t2i": "caption_to_image"}
 MEAN_OF_ORDERS = "mean of orders"
 PathLike = str | os.PathLike
@@ -87,6 +99,7 @@ class ScoreOptions:
     ks: tuple[int, ...] = (1, 5, 10)
     strict: bool = True
     bison_missing: str = "error"
+    allow_missing: bool = False
 
     def __post_init__(self) -> None:
         if self.bison_missing not in ("error", "wrong"):
@@ -94,6 +107,64 @@ class ScoreOptions:
 
 
 # --- shared helpers ---------------------------------------------------------------------------------
+
+
+class MissingPredictionsError(ValueError):
+    """Predictions do not cover every instance of the benchmark (and --allow-missing was not given)."""
+
+
+def check_coverage(
+    path: PathLike,
+    n_missing: int,
+    n_expected: int,
+    what: str,
+    options: ScoreOptions,
+    missing_ids: Sequence[Any] = (),
+    message: str | None = None,
+) -> int:
+    """Missing instances: an error naming how many and the first few, unless options.allow_missing (logged).
+
+    Returns n_missing, for the system's JSON. `message` replaces the default first part of the text.
+    """
+    if n_missing <= 0:
+        return 0
+    shown = ", ".join(str(i) for i in list(missing_ids)[:5])
+    text = message or f"{path}: {n_missing:,} of {n_expected:,} {what} have no prediction"
+    if shown:
+        text += f" (first: {shown}{', ...' if n_missing > 5 else ''})"
+    if not options.allow_missing:
+        raise MissingPredictionsError(f"{text}; pass --allow-missing to score the rest")
+    log.warning("%s; scored without them (--allow-missing)", text)
+    return n_missing
+
+
+def read_table_file(path: PathLike) -> pd.DataFrame:
+    """A canonical table (.parquet or .csv) read with pandas; unreadable bytes are an error naming the file."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return read_parquet_file(path)
+    if suffix != ".csv":
+        raise ValueError(f"{path}: expected a .parquet or .csv table")
+    text = decode_utf8(read_bytes(path), path)
+    try:
+        return pd.read_csv(StringIO(text))
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise ValueError(f"{path}: not a readable CSV table ({str(err).strip()})") from None
+
+
+def int_id_column(table: pd.DataFrame, name: str, path: PathLike) -> np.ndarray:
+    """Column `name` as int64 ids: every value an integer in [0, 2**63 - 1], else an error naming the row."""
+    values = table[name].to_numpy()
+    for i, value in enumerate(values):
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        if not ok and isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+            ok = True
+        if not ok and isinstance(value, str) and value.strip().isdigit():
+            ok = True
+        if not ok or not 0 <= int(value) <= INT64_MAX:
+            raise SourceFormatError(path, f"row {i} {name}", "an integer id in [0, 2**63 - 1]", value)
+    return np.asarray([int(v) for v in values], dtype=np.int64)
 
 
 def accuracy_json(accuracy: Accuracy) -> dict[str, float | int]:
@@ -161,9 +232,12 @@ def read_ranking_json(path: PathLike) -> dict[int, np.ndarray]:
         raise SourceFormatError(
             path, "top level", 'an object {"<query id>": [ranked ids, best first], ...}', type(document).__name__
         )
+    check_count(path, len(document), "keys")
     out: dict[int, np.ndarray] = {}
+    seen: dict = {}
     for key, ranked in document.items():
         query = parse_int(key, path, f"key {key!r}", "a query id (digits)")
+        check_unique(path, query, f"key {key!r}", seen, "one ranking per query id")
         if not isinstance(ranked, list):
             raise SourceFormatError(path, f"key {key!r}", "a list of ranked gallery ids", ranked)
         ids = [parse_int(v, path, f"key {key!r}[{i}]", "an integer gallery id") for i, v in enumerate(ranked)]
@@ -188,10 +262,13 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
             raise SourceFormatError(
                 path, "top level", 'an object {"<query id>": [positive ids], ...}', type(document).__name__
             )
+        check_count(path, len(document), "keys")
         queries: list[int] = []
         targets: list[int] = []
+        seen: dict = {}
         for key, values in document.items():
             query = parse_int(key, path, f"key {key!r}", "a query id (digits)")
+            check_unique(path, query, f"key {key!r}", seen, "one key per query id")
             if not isinstance(values, list):
                 raise SourceFormatError(path, f"key {key!r}", "a list of positive ids", values)
             for i, value in enumerate(values):
@@ -199,12 +276,9 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
                 queries.append(query)
         images, captions = (queries, targets) if direction == "i2t" else (targets, queries)
         return pd.DataFrame({"image_id": images, "caption_id": captions, "direction": DIRECTIONS[direction]})
-    if suffix == ".parquet":
-        table = pd.read_parquet(path)
-    elif suffix == ".csv":
-        table = pd.read_csv(path)
-    else:
+    if suffix not in (".parquet", ".csv"):
         raise ValueError(f"{path}: positives must be an association .json or a .parquet/.csv table")
+    table = read_table_file(path)
     if {"task", "a_id", "b_id"} <= set(table.columns) and not {"image_id", "caption_id"} <= set(table.columns):
         table = table[table["task"].isin(["sits", "original"])].rename(
             columns={"a_id": "caption_id", "b_id": "image_id"}
@@ -242,15 +316,11 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
             )
     else:
         direction_value = pd.Series("both", index=table.index)
-    for name in ("image_id", "caption_id"):
-        values = pd.to_numeric(table[name], errors="coerce")
-        if values.isna().any():
-            i = int(np.flatnonzero(values.isna().to_numpy())[0])
-            raise SourceFormatError(path, f"row {i} {name}", "an integer id", table[name].iloc[i])
+    check_count(path, len(table), "rows")
     return pd.DataFrame(
         {
-            "image_id": table["image_id"].to_numpy(dtype=np.int64),
-            "caption_id": table["caption_id"].to_numpy(dtype=np.int64),
+            "image_id": int_id_column(table, "image_id", path),
+            "caption_id": int_id_column(table, "caption_id", path),
             "direction": direction_value.to_numpy(),
         }
     )
@@ -268,16 +338,18 @@ def ranked_per_query(
     positives: Mapping[int, set[int]],
     path: PathLike,
     options: ScoreOptions,
-) -> dict[str, np.ndarray]:
-    """Per-query R@K, R-Precision and mAP@R (fractions) of the queries that have positives."""
-    queries = sorted(positives)
-    missing = [q for q in queries if q not in rankings]
-    if missing:
-        raise SourceFormatError(
-            path,
-            f"query {missing[0]}",
-            f"a ranking for every query with positives ({len(missing)} of {len(queries)} missing)",
-        )
+) -> tuple[dict[str, np.ndarray], int]:
+    """Per-query R@K, R-Precision and mAP@R (fractions) of the queries that have positives, and how many lack a ranking.
+
+    A query with positives but no ranking is an error (`check_coverage`) unless options.allow_missing,
+    which scores the queries ranked. Rankings of queries without positives are not scored.
+    """
+    wanted = sorted(positives)
+    missing = [q for q in wanted if q not in rankings]
+    n_missing = check_coverage(path, len(missing), len(wanted), "queries with positives", options, missing)
+    queries = [q for q in wanted if q in rankings]
+    if not queries:
+        raise ValueError(f"{path}: no ranking for any of the {len(wanted):,} queries with positives")
     ranked = [rankings[q] for q in queries]
     pos = [np.fromiter(positives[q], dtype=np.int64) for q in queries]
     if options.strict:
@@ -292,7 +364,7 @@ def ranked_per_query(
     out = {f"R@{k}": recall_at_k_batch(ranked, pos, k) for k in options.ks}
     out["R-P"] = r_precision_batch(ranked, pos, strict=False)
     out["mAP@R"] = map_at_r_batch(ranked, pos, strict=False)
-    return out
+    return out, n_missing
 
 
 def score_ranked(
@@ -307,6 +379,7 @@ def score_ranked(
         raise ValueError("ranked predictions need positives (association JSONs or a positives table)")
     pairs = pd.concat([read_positive_pairs(p, positive_set) for p in positives], ignore_index=True)
     per_direction: dict[str, dict[str, np.ndarray]] = {}
+    n_missing: dict[str, int] = {}
     files: list[str] = []
     for spec in paths:
         direction, path = _direction_of(spec, "ranking")
@@ -315,7 +388,9 @@ def score_ranked(
         wanted = positives_for(pairs, direction)
         if not wanted:
             raise ValueError(f"{path}: the positives hold no {direction} ({DIRECTIONS[direction]}) pairs")
-        per_direction[direction] = ranked_per_query(read_ranking_json(path), wanted, path, options)
+        per_direction[direction], n_missing[direction] = ranked_per_query(
+            read_ranking_json(path), wanted, path, options
+        )
         files.append(str(path))
     metrics: dict[str, Any] = {}
     for direction, values in per_direction.items():
@@ -330,7 +405,15 @@ def score_ranked(
         for name in per_direction["i2t"]:
             metrics[f"mean/{name}"] = mean_json([per_direction["i2t"][name], per_direction["t2i"][name]], options)
     queries = {d: len(next(iter(v.values()))) for d, v in per_direction.items()}
-    return {label: {"files": files, "positives": [str(p) for p in positives], "queries": queries, "metrics": metrics}}
+    return {
+        label: {
+            "files": files,
+            "positives": [str(p) for p in positives],
+            "queries": queries,
+            "n_missing": n_missing,
+            "metrics": metrics,
+        }
+    }
 
 
 # --- entry points -------------------------------------------------------------------------------------
@@ -395,7 +478,13 @@ def _json_default(obj: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Score the files named by parsed arguments, print the metrics JSON, write tables with --out-dir."""
     options = ScoreOptions(
-        args.confidence, args.n_boot, args.seed, tuple(args.ks), not args.lenient, args.bison_missing
+        confidence=args.confidence,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        ks=tuple(args.ks),
+        strict=not args.lenient,
+        bison_missing=args.bison_missing,
+        allow_missing=getattr(args, "allow_missing", False),
     )
     result = score_predictions(
         args.kind,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from io import StringIO
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from itmbench.io import read_json, read_text
 
 # Canonical dtypes, written once so that every loader (and its docs) uses the same names.
 STRING = "string"
@@ -23,17 +24,21 @@ OBJECT = "object"
 _COCO_FILENAME = re.compile(r"^(?:COCO_(?:train|val|test)20\d\d_)?(\d{12})\.jpg$")
 _TRUE = frozenset({"True", "true", "1", "1.0"})
 _FALSE = frozenset({"False", "false", "0", "0.0"})
+INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 class SourceFormatError(ValueError):
     """A released file does not have the expected format; the message names file, record and expectation."""
 
-    def __init__(self, path: str | os.PathLike, where: str, expected: str, got: Any = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike, where: str, expected: str, got: Any = None, problem: str | None = None
+    ) -> None:
         self.path = str(path)
         self.where = where
         self.expected = expected
         self.got = got
-        message = f"{self.path}: {where}: expected {expected}"
+        message = f"{self.path}: {where}: {problem}; " if problem else f"{self.path}: {where}: "
+        message += f"expected {expected}"
         if got is not None:
             shown = repr(got)
             message += f", got {shown[:200]}{'...' if len(shown) > 200 else ''}"
@@ -41,49 +46,97 @@ class SourceFormatError(ValueError):
 
 
 def read_json_file(path: str | os.PathLike) -> Any:
-    """Parse a JSON file, naming the file and the line of a syntax error."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise SourceFormatError(path, f"byte {err.start}", "UTF-8 text") from err
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SourceFormatError(path, f"line {err.lineno} column {err.colno}", f"valid JSON ({err.msg})") from err
+    """Parse a released or predictions JSON strictly (itmbench.io.read_json: UTF-8, unique keys, no NaN)."""
+    return read_json(path, allow_nan=False)
 
 
-def iter_csv_rows(path: str | os.PathLike, header: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
-    """Yield (line number, fields) of a CSV file after checking its header row."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle)
+def _csv_records(path: str | os.PathLike, text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields) of CSV text; malformed quoting is an error naming the line."""
+    reader = csv.reader(StringIO(text, newline=""), strict=True)
+    start = 1
+    while True:
         try:
-            first = next(reader)
-        except StopIteration as err:
-            raise SourceFormatError(path, "line 1", f"a header row {','.join(header)}", "an empty file") from err
-        if first and first[0].startswith("\ufeff"):
-            first[0] = first[0][1:]
-        if first != list(header):
-            raise SourceFormatError(path, "line 1", f"header {','.join(header)}", ",".join(first))
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            raise SourceFormatError(
+                path, f"line {start}", "fields quoted as CSV quotes them", problem=f"malformed CSV ({err})"
+            ) from None
+        yield start, fields
         start = reader.line_num + 1
-        for fields in reader:
-            line = start
-            start = reader.line_num + 1
-            if not fields:
-                continue
-            if len(fields) != len(header):
-                raise SourceFormatError(path, f"line {line}", f"{len(header)} comma-separated fields", fields)
-            yield line, fields
+
+
+def csv_header(path: str | os.PathLike) -> list[str]:
+    """The header row of a CSV file (a BOM dropped); an empty file is an error naming it."""
+    for _, fields in _csv_records(path, read_text(path)):
+        return fields
+    raise SourceFormatError(path, "line 1", "a header row", "an empty file")
+
+
+def iter_csv_rows(
+    path: str | os.PathLike, header: Sequence[str], optional: Sequence[str] = ()
+) -> Iterator[tuple[int, list[str | None]]]:
+    """Yield (line number, fields in `header` order) of a CSV file after checking its header row.
+
+    The file is UTF-8 (a BOM is dropped); its header must name each column of `header` once (in any
+    order; a column in `optional` may be absent, its field then None) and no other; every row has as
+    many fields as the header; a stray quote is an error naming the line. Blank lines are skipped.
+    """
+    records = _csv_records(path, read_text(path))
+    first = next(records, None)
+    if first is None:
+        raise SourceFormatError(path, "line 1", f"a header row {','.join(header)}", "an empty file")
+    columns = first[1]
+    twice = sorted({c for c in columns if columns.count(c) > 1})
+    missing = [c for c in header if c not in columns and c not in optional]
+    extra = [c for c in columns if c not in header]
+    if twice or missing or extra:
+        problems = [
+            f"{label} {', '.join(names)}"
+            for label, names in (
+                ("missing column(s)", missing),
+                ("unexpected column(s)", extra),
+                ("repeated column(s)", twice),
+            )
+            if names
+        ]
+        raise SourceFormatError(
+            path, "line 1", f"header {','.join(header)}", ",".join(columns), problem="; ".join(problems)
+        )
+    positions = [columns.index(c) if c in columns else None for c in header]
+    in_order = positions == list(range(len(columns)))
+    for line, fields in records:
+        if not fields:
+            continue
+        if len(fields) != len(columns):
+            raise SourceFormatError(path, f"line {line}", f"{len(columns)} comma-separated fields", fields)
+        yield line, fields if in_order else [None if i is None else fields[i] for i in positions]
+
+
+def check_unique(path: str | os.PathLike, key: Hashable, where: str, seen: dict[Hashable, str], what: str) -> None:
+    """Record `key` as seen at `where` ('line 7'); a key seen before is an error naming both places.
+
+    `what` says what must be unique, e.g. 'one row per (caption1_id, caption2_id)'.
+    """
+    if key in seen:
+        raise SourceFormatError(path, where, what, key, problem=f"duplicate of {seen[key]}")
+    seen[key] = where
 
 
 def parse_int(value: Any, path: str | os.PathLike, where: str, what: str = "an integer") -> int:
-    """Parse an integer (int, or a string of digits), or raise naming the record."""
+    """Parse a non-negative int64 (int, or a string of digits), or raise naming the record."""
     if isinstance(value, bool):
         raise SourceFormatError(path, where, what, value)
     if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
-        return int(value)
-    raise SourceFormatError(path, where, what, value)
+        number = int(value)
+    elif isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        number = int(value)
+    else:
+        raise SourceFormatError(path, where, what, value)
+    if not 0 <= number <= INT64_MAX:
+        raise SourceFormatError(path, where, f"{what} in [0, 2**63 - 1]", value)
+    return number
 
 
 def parse_float(value: Any, path: str | os.PathLike, where: str, what: str = "a number") -> float:
@@ -123,7 +176,7 @@ def coco_image_id(filename: Any, path: str | os.PathLike, where: str) -> int:
     match = _COCO_FILENAME.match(filename) if isinstance(filename, str) else None
     if match is None:
         raise SourceFormatError(path, where, "a COCO image file name like COCO_val2014_000000365325.jpg", filename)
-    return int(match.group(1))
+    return int(match.group(1))  # 12 digits: within int64
 
 
 def require_keys(record: Any, keys: Sequence[str], path: str | os.PathLike, where: str) -> Mapping[str, Any]:

@@ -18,7 +18,6 @@ Karpathy sentence with no annotation is an error naming it (the two files disagr
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections import defaultdict
 from collections.abc import Mapping
@@ -28,7 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_json, write_parquet
+from itmbench.io import decode_utf8, parse_json, write_json, write_parquet
+from itmbench.sources.released import check_released
 
 KARPATHY_MEMBER = "dataset_coco.json"
 CAPTION_MEMBERS = ("annotations/captions_train2014.json", "annotations/captions_val2014.json")
@@ -37,16 +37,23 @@ KARPATHY_SPLITS = ("train", "restval", "val", "test")
 
 
 def _read_json_member(archive: str | Path, member_suffix: str) -> Any:
-    """The JSON member of a zip whose name ends with `member_suffix` (the zips nest folders differently)."""
+    """The JSON member of a zip whose name ends with `member_suffix` (the zips nest folders differently).
+
+    The archive's md5 is checked where it lies at a declared place with a declared md5; the member
+    is parsed strictly (UTF-8, a repeated key or NaN is an error naming archive, member and line).
+    """
+    check_released(archive)
     try:
         with zipfile.ZipFile(archive) as zf:
             names = [n for n in zf.namelist() if n.endswith(member_suffix)]
             if not names:
                 raise ValueError(f"{archive}: no member ending in {member_suffix!r}; expected the released zip")
             with zf.open(names[0]) as f:
-                return json.load(f)
+                data = f.read()
     except zipfile.BadZipFile as err:
         raise ValueError(f"{archive}: not a zip file ({err})") from err
+    member = f"{archive}:{names[0]}"
+    return parse_json(decode_utf8(data, member), member, allow_nan=False)
 
 
 def _norm(text: str) -> str:

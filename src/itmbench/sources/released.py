@@ -1,7 +1,14 @@
-"""The declaration of every released file (released.yaml): URL, md5, benchmark and loader.
+"""The declaration of every released file (released.yaml): URL, md5, record count, benchmark and loader.
 
 A mirror stores the file of URL `scheme://host/path` at `<mirror>/host/path`, so the same
 declaration serves the internet, an air-gapped mirror folder and the DVC data registry.
+
+Every loader checks what it read against the declaration: `check_released(path)` verifies the md5
+of a file that lies at a declared place (`<folder>/<host>/<url path>`, the layout of a mirror and of
+data/raw), cached per (path, size, mtime) so repeated reads cost one hash; `check_count(path, n,
+unit)` refuses a file with no records, and one whose record count differs from its declared
+`records`. `count_records` is the counter that wrote those declarations
+(benchmarks/declare_record_counts.py).
 """
 
 from __future__ import annotations
@@ -10,7 +17,7 @@ import hashlib
 import importlib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -18,13 +25,24 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 BENCHMARKS = ("bison", "mcic", "eccv", "bivlc", "cxc", "coco")
 _MD5 = re.compile(r"^[0-9a-f]{32}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9_]*$")
-_FIELDS = {"key", "url", "md5", "in_mirror", "benchmark", "loader", "args", "license", "note", "sha256", "size_bytes"}
+_FIELDS = {
+    "key",
+    "url",
+    "md5",
+    "records",
+    "in_mirror",
+    "benchmark",
+    "loader",
+    "args",
+    "license",
+    "note",
+    "sha256",
+    "size_bytes",
+}
 
 
 class ChecksumMismatchError(ValueError):
@@ -38,6 +56,22 @@ class ChecksumMismatchError(ValueError):
             f"{self.path}: md5 checksum mismatch: expected {expected}, actual {actual} "
             "(the file is corrupt, truncated or a different version; fetch it again)"
         )
+
+
+class RecordCountError(ValueError):
+    """A file holds no records, or another number of records than its declaration (or the benchmark) says."""
+
+    def __init__(self, path: str | os.PathLike, n: int, unit: str, expected: int | None, source: str | None) -> None:
+        self.path = str(path)
+        self.n = n
+        self.expected = expected
+        if expected is None:
+            message = f"{self.path}: no {unit}; expected at least one"
+        else:
+            message = f"{self.path}: {n:,} {unit}; expected {expected:,}"
+        if source:
+            message += f" ({source})"
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -55,6 +89,7 @@ class ReleasedFile:
     note: str | None = None
     sha256: str | None = None
     size_bytes: int | None = None
+    records: int | None = None
 
     @property
     def mirror_path(self) -> PurePosixPath:
@@ -121,6 +156,9 @@ def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
     size = entry.get("size_bytes")
     if size is not None and (not isinstance(size, int) or size <= 0):
         raise ValueError(f"{where}: size_bytes must be a positive integer, got {size!r}")
+    records = entry.get("records")
+    if records is not None and (isinstance(records, bool) or not isinstance(records, int) or records <= 0):
+        raise ValueError(f"{where}: records must be a positive integer, got {records!r}")
     return ReleasedFile(
         key=key,
         url=url,
@@ -133,12 +171,15 @@ def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
         note=entry.get("note"),
         sha256=sha256,
         size_bytes=size,
+        records=records,
     )
 
 
 def parse_registry(text: str, source: str = "released.yaml") -> dict[str, ReleasedFile]:
     """Parse the YAML text of a registry into {key: ReleasedFile}; every key and URL appears once."""
-    document = yaml.safe_load(text)
+    from itmbench.params import load_yaml_text  # refuses a repeated key, naming both lines
+
+    document = load_yaml_text(text, source)
     if not isinstance(document, Mapping) or not isinstance(document.get("files"), list):
         raise ValueError(f"{source}: expected a mapping with a list 'files'")
     registry: dict[str, ReleasedFile] = {}
@@ -207,10 +248,122 @@ def verify_md5(path: str | os.PathLike, expected: str | None) -> str:
     return actual
 
 
-def load_released(key: str, mirror: str | os.PathLike, verify: bool = True, **overrides: Any) -> Any:
-    """Resolve a released file in a mirror, verify its md5 and read it with its declared loader."""
+@cache
+def _by_filename() -> dict[str, list[ReleasedFile]]:
+    """Declared files grouped by file name (the last component of their URL)."""
+    index: dict[str, list[ReleasedFile]] = {}
+    for released in _packaged_registry().values():
+        index.setdefault(released.filename, []).append(released)
+    return index
+
+
+def registered_file(path: str | os.PathLike) -> ReleasedFile | None:
+    """The declaration of the file at `path` if it lies at a declared place (<folder>/<host>/<url path>), else None."""
+    parts = Path(os.path.abspath(path)).parts
+    for released in _by_filename().get(Path(path).name, ()):
+        tail = released.mirror_path.parts
+        if parts[-len(tail) :] == tail:
+            return released
+    return None
+
+
+_MD5_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def check_released(path: str | os.PathLike, key: str | None = None) -> ReleasedFile | None:
+    """Verify the md5 of a declared file (by `key`, else by its place); return its declaration, or None if undeclared.
+
+    The md5 is cached per (absolute path, size, mtime), so a process that reads a file again pays once.
+    """
+    released = released_file(key) if key is not None else registered_file(path)
+    if released is None or released.md5 is None:
+        return released
+    absolute = os.path.abspath(path)
+    try:
+        stat = os.stat(absolute)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: file not found (released file {released.key!r})") from None
+    if not os.path.isfile(absolute):
+        raise IsADirectoryError(f"{path}: is not a file (released file {released.key!r})")
+    cache_key = (absolute, stat.st_size, stat.st_mtime_ns)
+    actual = _MD5_CACHE.get(cache_key) or file_md5(absolute)
+    if actual != released.md5:
+        raise ChecksumMismatchError(path, released.md5, actual)
+    _MD5_CACHE[cache_key] = actual
+    return released
+
+
+def check_count(path: str | os.PathLike, n: int, unit: str, key: str | None = None) -> None:
+    """Refuse a file with no records, or (declared files) with another count than released.yaml's `records`."""
+    released = released_file(key) if key is not None else registered_file(path)
+    expected = released.records if released is not None else None
+    source = f"sources/released.yaml: {released.key}" if expected is not None else None
+    if n == 0 or (expected is not None and n != expected):
+        raise RecordCountError(path, n, unit, expected, source)
+
+
+def declared_records(loader: str, **args: Any) -> tuple[int, str] | None:
+    """(records, key) declared for the files read by `loader` with these args (all must agree), or None."""
+    found = [
+        rf
+        for rf in _packaged_registry().values()
+        if rf.loader == loader and rf.records is not None and all(rf.args.get(k) == v for k, v in args.items())
+    ]
+    if not found:
+        return None
+    counts = {rf.records for rf in found}
+    if len(counts) != 1:
+        raise ValueError(f"released.yaml: the files of {loader} {args} declare different counts {sorted(counts)}")
+    return found[0].records, found[0].key
+
+
+def count_records(path: str | os.PathLike) -> tuple[int, str]:
+    """(number of records, unit) of a released file, counted from its bytes alone (the declared `records`).
+
+    CSV: data rows after the header (blank lines skipped); text: non-blank lines; JSON: items of a
+    list (or of the "data" list of an object holding one), or the keys of an object whose value is a
+    record (an object or a list: a summary number such as GPT-4V's "accuracy" is not one); npy: the
+    array's length.
+    """
+    import csv
+    import io
+
+    import numpy as np
+
+    from itmbench.io import read_bytes, read_json, read_text
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        rows = [r for r in csv.reader(io.StringIO(read_text(path), newline=""), strict=True) if r]
+        return len(rows) - 1, "rows"
+    if suffix == ".txt":
+        return sum(1 for line in read_text(path).split("\n") if line.strip()), "lines"
+    if suffix == ".json":
+        document = read_json(path, allow_nan=False)
+        if isinstance(document, list):
+            return len(document), "items"
+        if isinstance(document.get("data"), list):  # {"info": ..., "data": [records]} (BISON's annotations)
+            return len(document["data"]), "items"
+        return sum(1 for v in document.values() if isinstance(v, (dict, list))), "keys"
+    if suffix == ".npy":
+        return len(np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)), "entries"
+    raise ValueError(f"{path}: no record counter for {suffix!r} files")
+
+
+def check_released_files(keys: Iterable[str], folder: str | os.PathLike) -> list[Path]:
+    """Check that every declared file of `keys` is in `folder` (mirror layout) with its md5; return their paths.
+
+    Commands that write several outputs call it before writing any, so a bad input leaves none.
+    """
+    paths = [resolve(key, folder, must_exist=True) for key in keys]
+    for key, path in zip(keys, paths, strict=True):
+        check_released(path, key)
+    return paths
+
+
+def load_released(key: str, mirror: str | os.PathLike, **overrides: Any) -> Any:
+    """Resolve a released file in a mirror and read it with its declared loader (which checks md5 and count)."""
     released = released_file(key)
     path = resolve(released, mirror, must_exist=True)
-    if verify and released.md5 is not None:
-        verify_md5(path, released.md5)
+    check_released(path, key)
     return released.load_function()(path, **{**released.args, **overrides})

@@ -106,7 +106,7 @@ def test_small_prediction_file_and_errors(write) -> None:
     with pytest.raises(ValueError, match=r"missing.json: \[0\].predicted_image_id: expected key 'predicted_image_id'"):
         read_bison_predictions(path)
     path = write("truncated.json", '[{"bison_id": 1,\n "predicted_image_id": 5}')
-    with pytest.raises(ValueError, match=r"truncated.json: line 2 column \d+: expected valid JSON"):
+    with pytest.raises(ValueError, match=r"truncated.json: line 2 column \d+: malformed JSON"):
         read_bison_predictions(path)
 
 

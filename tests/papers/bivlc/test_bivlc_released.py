@@ -136,13 +136,23 @@ RESULT_ROW = {
 def test_small_results_file_and_identity_check(tmp_path: Path) -> None:
     path = write_csv(
         tmp_path / "BiVLC_MyModel.csv",
-        [RESULT_ROW, {**RESULT_ROW, "image_score_c0": "True", "image_score": "True", "group_score": "True"}],
+        [
+            RESULT_ROW,
+            {**RESULT_ROW, "caption": "A boy.", "image_score_c0": "True", "image_score": "True", "group_score": "True"},
+        ],
     )
     table = read_bivlc_results(path)
     check_schema(table, RESULTS_SCHEMA)
     assert table["model"].tolist() == ["MyModel", "MyModel"]
     assert table["group_score"].tolist() == [False, True]
-    bad = write_csv(tmp_path / "BiVLC_Bad.csv", [RESULT_ROW, {**RESULT_ROW, "group_score": "True"}])
+    twice = write_csv(tmp_path / "BiVLC_Twice.csv", [RESULT_ROW, {**RESULT_ROW, "text_score_i0": "False"}])
+    with pytest.raises(
+        ValueError, match=r"BiVLC_Twice.csv: line 3: duplicate of line 2; expected one row per \(image,"
+    ):
+        read_bivlc_results(twice)  # the same instance twice, whatever its scores
+    bad = write_csv(
+        tmp_path / "BiVLC_Bad.csv", [RESULT_ROW, {**RESULT_ROW, "caption": "A boy.", "group_score": "True"}]
+    )
     with pytest.raises(ValueError) as info:
         read_bivlc_results(bad)
     assert str(info.value).startswith(f"{bad}: line 3 column group_score: expected False (from the comparisons)")
@@ -160,10 +170,11 @@ def test_small_correct_and_detector_files(tmp_path: Path) -> None:
         "subtype": "obj",
         "correct": "1",
     }
-    table = read_sugarcrepe_correct(write_csv(tmp_path / "SUGARCREPE_CORRECT_M.csv", [row, {**row, "correct": "0"}]))
+    other = {**row, "negative_caption": "A cow.", "correct": "0"}
+    table = read_sugarcrepe_correct(write_csv(tmp_path / "SUGARCREPE_CORRECT_M.csv", [row, other]))
     check_schema(table, CORRECT_SCHEMA)
     assert table["correct"].tolist() == [True, False] and table["image_id"].tolist() == [219578, 219578]
-    bad = write_csv(tmp_path / "SUGARCREPE_CORRECT_N.csv", [row, {**row, "correct": "2"}])
+    bad = write_csv(tmp_path / "SUGARCREPE_CORRECT_N.csv", [row, {**other, "correct": "2"}])
     with pytest.raises(ValueError, match=r"SUGARCREPE_CORRECT_N.csv: line 3 column correct: expected a boolean"):
         read_sugarcrepe_correct(bad)
     detector = write_csv(tmp_path / "SUGARCREPE_Classifier_CLIP_x.csv", [{"text_pred": "0.25", "label": "1.0"}])

@@ -117,6 +117,31 @@ def test_malformed_files_name_file_line_and_expectation(write, name, text, where
     assert f"expected {expected}" in message
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (STS + 'COCO_val2014:sentid:5,"COCO_val2014:sentid:6"x,1.0,c2c_isim\n', "line 4: malformed CSV ("),
+        (STS + '"COCO_val2014:sentid:5,COCO_val2014:sentid:6,1.0,c2c_isim\n', "line 4: malformed CSV ("),
+        (STS + STS.splitlines()[2] + "\n", "line 4: duplicate of line 3; expected one row per (caption1, caption2)"),
+        (STS.replace("sentid:3,", "sentid:99999999999999999999,"), "line 3 column caption1: expected a caption id"),
+        (STS.replace(",sampling_method", ",sampling_method,x"), "line 1: unexpected column(s) x; expected header"),
+        (STS.replace("agg_score,", ""), "line 1: missing column(s) agg_score; expected header"),
+        (STS.replace("c2c_isim", "c2c_isim\xe4"), "byte "),
+        ("caption1,caption2,agg_score,sampling_method\n", "no rows; expected at least one"),
+    ],
+)
+def test_stray_quotes_repeats_huge_ids_and_columns_are_named(write, text, message) -> None:
+    path = write("sts_val.csv", text.encode("latin-1") if "\xe4" in text else text)
+    with pytest.raises(ValueError) as info:
+        read_cxc_csv(path)
+    assert str(info.value).startswith(f"{path}: {message}")
+
+
+def test_columns_may_come_in_another_order(write) -> None:
+    swapped = "\n".join(",".join(line.split(",")[::-1]) for line in STS.splitlines()) + "\n"
+    assert read_cxc_csv(write("a/sts_val.csv", swapped)).equals(read_cxc_csv(write("b/sts_val.csv", STS)))
+
+
 def test_unknown_file_name_needs_task_and_split(write) -> None:
     path = write("ratings.csv", STS)
     with pytest.raises(ValueError, match="cannot infer the CxC task"):

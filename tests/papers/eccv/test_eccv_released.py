@@ -49,14 +49,33 @@ def test_small_files_give_long_positives(write, tmp_path) -> None:
         ('{"10": [1, "two"]}', "key '10'[1]", "a caption id (integer)"),
         ('{"10": [1, 1]}', "key '10'", "distinct caption ids"),
         ("[1, 2]", "top level", "an object mapping image ids"),
-        ('{"10": [1, 2],\n "20": [3]', "line 2 column 11", "valid JSON"),
+        ("{}", "no keys", "at least one"),
+        ('{"10": [1],\n "010": [2]}', "key '010'", "one key per image id"),
     ],
 )
 def test_malformed_association_names_file_and_key(write, content, where, expected) -> None:
     path = write("cxc_image_to_caption.json", content)
     with pytest.raises(ValueError) as info:
         read_association_json(path)
-    assert str(info.value).startswith(f"{path}: {where}: expected {expected}")
+    assert str(info.value).startswith(f"{path}: {where}") and f"expected {expected}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"10": [1, 2],\n "20": [3]', "line 2 column 11: malformed JSON (Expecting ',' delimiter)"),
+        (
+            '{"10": [1],\n "10": [2]}',
+            "line 2 column 2: key '10' appears twice in one object (first at line 1 column 2); expected unique keys",
+        ),
+        (b'{"10": [1],\n "20": [2\xe4]}', "byte 21 (line 2): not UTF-8 text (invalid continuation byte"),
+    ],
+)
+def test_malformed_association_json_names_file_and_line(write, content, message) -> None:
+    path = write("cxc_image_to_caption.json", content)
+    with pytest.raises(ValueError) as info:
+        read_association_json(path)
+    assert str(info.value).startswith(f"{path}: {message}")
 
 
 def test_coco_test_ids_checks(write) -> None:

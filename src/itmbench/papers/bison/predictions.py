@@ -14,6 +14,9 @@ from itmbench.papers.predictions import (
     PathLike,
     ScoreOptions,
     accuracy_json,
+    check_coverage,
+    int_id_column,
+    read_table_file,
 )
 from itmbench.sources._common import SourceFormatError
 
@@ -27,16 +30,17 @@ def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
         from itmbench.papers.bison.released import read_bison_annotations
 
         return read_bison_annotations(path)
-    if path.suffix.lower() == ".parquet":
-        table = pd.read_parquet(path)
-    elif path.suffix.lower() == ".csv":
-        table = pd.read_csv(path)
-    else:
+    if path.suffix.lower() not in (".parquet", ".csv"):
         raise ValueError(f"{path}: BISON annotations must be the released .json or a canonical .parquet/.csv table")
+    table = read_table_file(path)
     missing = [c for c in BISON_ANNOTATION_COLUMNS if c not in table.columns]
     if missing:
         raise SourceFormatError(path, "columns", f"columns {', '.join(BISON_ANNOTATION_COLUMNS)}; missing {missing}")
+    if table.empty:
+        raise SourceFormatError(path, "rows", "at least one annotated triple", "a header only")
     table = table.reset_index(drop=True)
+    for name in BISON_ANNOTATION_COLUMNS:
+        table[name] = int_id_column(table, name, path)
     for i, (bid, a, b, t) in enumerate(table[list(BISON_ANNOTATION_COLUMNS)].itertuples(index=False)):
         if t not in (a, b):
             raise SourceFormatError(
@@ -45,19 +49,29 @@ def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
     dup = table["bison_id"].duplicated()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise SourceFormatError(path, f"row {i} bison_id", "a unique bison_id", int(table["bison_id"].iloc[i]))
+        first = int(np.flatnonzero(table["bison_id"].to_numpy() == table["bison_id"].iloc[i])[0])
+        raise SourceFormatError(
+            path, f"row {i} bison_id", f"a unique bison_id (also row {first})", int(table["bison_id"].iloc[i])
+        )
     return table
 
 
 def bison_correct(
-    predictions_path: PathLike, annotations: pd.DataFrame, annotations_path: PathLike = "", missing: str = "error"
-) -> np.ndarray:
-    """Per-annotation correctness of one BISON prediction file (annotation order); bad records raise.
+    predictions_path: PathLike,
+    annotations: pd.DataFrame,
+    annotations_path: PathLike = "",
+    missing: str = "error",
+    options: ScoreOptions | None = None,
+) -> tuple[np.ndarray, int]:
+    """Per-annotation correctness of one BISON prediction file (annotation order), and how many triples lack one.
 
-    missing = "error": an annotated triple without a prediction raises; "wrong": it counts as wrong.
+    missing = "error": an annotated triple without a prediction is an error naming how many and the
+    first bison_ids, unless options.allow_missing (then those triples are left out); "wrong": it counts
+    as a wrong answer. An unknown bison_id, a repeated one or a non-candidate image is an error.
     """
     from itmbench.papers.bison.released import read_bison_predictions
 
+    options = options or ScoreOptions()
     predictions = read_bison_predictions(predictions_path)
     row_of = {int(b): i for i, b in enumerate(annotations["bison_id"].to_numpy())}
     cand0 = annotations["image_id_0"].to_numpy(dtype=np.int64)
@@ -80,30 +94,26 @@ def bison_correct(
             )
         predicted[row] = pred
         seen[row] = True
-    if not seen.all() and missing == "error":
-        absent = annotations["bison_id"].to_numpy()[~seen]
-        raise SourceFormatError(
-            predictions_path,
-            "top level",
-            f"one prediction per annotated triple{ann_name}; no prediction for bison_id {int(absent[0])} "
-            f"({len(absent)} of {len(annotations)} missing)",
-        )
-    return predicted == annotations["true_image_id"].to_numpy(dtype=np.int64)
+    correct = predicted == annotations["true_image_id"].to_numpy(dtype=np.int64)
+    absent = annotations["bison_id"].to_numpy()[~seen]
+    if missing == "wrong" or not len(absent):
+        return correct, len(absent)
+    n_missing = check_coverage(
+        predictions_path, len(absent), len(annotations), f"annotated triples{ann_name}", options, absent.tolist()
+    )
+    return correct[seen], n_missing
 
 
 def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: ScoreOptions) -> dict[str, Any]:
     """BISON accuracy of each prediction file against the annotations."""
-    from itmbench.papers.bison.released import read_bison_predictions
-
     table = read_bison_annotation_table(annotations)
     systems: dict[str, Any] = {}
     for path in paths:
-        correct = bison_correct(path, table, annotations, options.bison_missing)
-        n_predicted = len(read_bison_predictions(path))
+        correct, n_missing = bison_correct(path, table, annotations, options.bison_missing, options)
         systems[Path(path).stem] = {
             "files": [str(path)],
             "metrics": {"bison": accuracy_json(accuracy_from_correct(correct, options.confidence))},
-            "n_missing": len(table) - n_predicted,
+            "n_missing": n_missing,
             "chance": 50.0,
         }
     return systems

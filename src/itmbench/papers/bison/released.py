@@ -28,6 +28,7 @@ from itmbench.sources._common import (
     require_keys,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 ANNOTATION_SCHEMA: dict[str, str] = {
     "bison_id": INT,
@@ -44,7 +45,12 @@ PREDICTION_SCHEMA: dict[str, str] = {"bison_id": INT, "predicted_image_id": INT}
 
 
 def read_bison_annotations(path: str | os.PathLike) -> pd.DataFrame:
-    """Read the BISON annotation JSON into one row per (caption, two images) triple."""
+    """Read the BISON annotation JSON into one row per (caption, two images) triple.
+
+    Strict JSON; a declared file must have its md5 (and count, where declared); no triple, or a
+    bison_id twice, is an error.
+    """
+    check_released(path)
     document = read_json_file(path)
     if not isinstance(document, Mapping) or not isinstance(document.get("data"), list):
         raise SourceFormatError(path, "top level", 'an object with a list "data" of triples')
@@ -84,13 +90,19 @@ def read_bison_annotations(path: str | os.PathLike) -> pd.DataFrame:
         cols["true_image_id"].append(true_id)
         cols["true_index"].append(true_index)
         cols["false_image_id"].append(ids[1 - true_index])
+    check_count(path, len(cols["bison_id"]), "triples")
     frame = typed_frame(cols, ANNOTATION_SCHEMA)
     frame.attrs["info"] = dict(document.get("info") or {})
     return frame
 
 
 def read_bison_predictions(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a BISON prediction JSON ([{bison_id, predicted_image_id}]), one prediction per bison_id."""
+    """Read a BISON prediction JSON ([{bison_id, predicted_image_id}]), one prediction per bison_id.
+
+    Strict JSON; a declared file (the released fake predictions) must have its md5 and item count;
+    an empty list, or a bison_id twice (both positions named), is an error.
+    """
+    check_released(path)
     document = read_json_file(path)
     if not isinstance(document, list):
         raise SourceFormatError(
@@ -111,6 +123,7 @@ def read_bison_predictions(path: str | os.PathLike) -> pd.DataFrame:
         cols["predicted_image_id"].append(
             parse_int(record["predicted_image_id"], path, f"{where}.predicted_image_id", "an integer image id")
         )
+    check_count(path, len(cols["bison_id"]), "items")
     return typed_frame(cols, PREDICTION_SCHEMA)
 
 

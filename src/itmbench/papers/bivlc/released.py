@@ -26,16 +26,16 @@ the 0-based row, and model, taken from the file name):
 
 from __future__ import annotations
 
-import csv
-import json
+import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from itmbench.io import parse_json, read_parquet_file, read_text
 from itmbench.papers.sugarcrepe.released import INSTANCE_SCHEMA, SUBSETS
 from itmbench.sources._common import (
     BOOL,
@@ -44,7 +44,9 @@ from itmbench.sources._common import (
     OBJECT,
     STRING,
     SourceFormatError,
+    check_unique,
     coco_image_id,
+    csv_header,
     iter_csv_rows,
     parse_bool,
     parse_float,
@@ -52,6 +54,7 @@ from itmbench.sources._common import (
     parse_text,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 HF_COLUMNS = ("image", "caption", "negative_caption", "negative_image", "type", "subtype")
 TABLE_SCHEMA: dict[str, str] = {
@@ -126,15 +129,14 @@ def _model_from_name(path: str | os.PathLike, pattern: str) -> str:
 def _iter_table_records(path: str | os.PathLike, fmt: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(location, record) of each row of a parquet, CSV or JSON-lines file."""
     if fmt == "parquet":
-        frame = pd.read_parquet(path)
+        frame = read_parquet_file(path)
         missing = [name for name in HF_COLUMNS if name not in frame.columns]
         if missing:
             raise SourceFormatError(path, "schema", f"columns {', '.join(HF_COLUMNS)}; missing {', '.join(missing)}")
         for position, record in enumerate(frame[list(HF_COLUMNS)].to_dict("records")):
             yield f"row {position}", record
     elif fmt == "csv":
-        with open(path, encoding="utf-8", newline="") as handle:
-            header = next(csv.reader(handle), [])
+        header = csv_header(path)
         missing = [name for name in HF_COLUMNS if name not in header]
         if missing:
             raise SourceFormatError(
@@ -143,22 +145,18 @@ def _iter_table_records(path: str | os.PathLike, fmt: str) -> Iterator[tuple[str
         for line, fields in iter_csv_rows(path, header):
             yield f"line {line}", dict(zip(header, fields, strict=True))
     elif fmt == "jsonl":
-        with open(path, encoding="utf-8") as handle:
-            for line, text in enumerate(handle, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    record = json.loads(text)
-                except json.JSONDecodeError as err:
-                    raise SourceFormatError(path, f"line {line}", f"one JSON object per line ({err.msg})") from err
-                if not isinstance(record, Mapping):
-                    raise SourceFormatError(path, f"line {line}", "a JSON object", record)
-                missing = [name for name in HF_COLUMNS if name not in record]
-                if missing:
-                    raise SourceFormatError(
-                        path, f"line {line}", f"keys {', '.join(HF_COLUMNS)}; missing {', '.join(missing)}"
-                    )
-                yield f"line {line}", record
+        for line, text in enumerate(read_text(path).split("\n"), start=1):
+            if not text.strip():
+                continue
+            record = parse_json(text, path, allow_nan=False, first_line=line)
+            if not isinstance(record, Mapping):
+                raise SourceFormatError(path, f"line {line}", "a JSON object", record)
+            missing = [name for name in HF_COLUMNS if name not in record]
+            if missing:
+                raise SourceFormatError(
+                    path, f"line {line}", f"keys {', '.join(HF_COLUMNS)}; missing {', '.join(missing)}"
+                )
+            yield f"line {line}", record
     else:
         raise ValueError(f"{path}: unknown format {fmt!r}; expected parquet, csv or jsonl")
 
@@ -172,11 +170,32 @@ def _format_of(path: str | os.PathLike) -> str:
     return formats[suffix]
 
 
+def _image_key(value: Any) -> Hashable:
+    """What identifies an image value: a path string, or a {bytes, path} struct by its path and bytes' md5."""
+    if isinstance(value, Mapping):
+        data = value.get("bytes")
+        digest = hashlib.md5(data, usedforsecurity=False).hexdigest() if isinstance(data, bytes) else None
+        return (value.get("path"), digest)
+    return value if isinstance(value, Hashable) else repr(value)
+
+
 def read_bivlc_table(path: str | os.PathLike, fmt: str | None = None) -> pd.DataFrame:
-    """Read BiVLC instances in the Hugging Face layout (parquet, CSV or JSON lines) into the canonical table."""
+    """Read BiVLC instances in the Hugging Face layout (parquet, CSV or JSON lines) into the canonical table.
+
+    Every row is checked (images present, type/subtype a SugarCrepe subset, captions non-empty); the
+    same instance (images, captions, type, subtype) twice is an error naming both rows.
+    """
+    check_released(path)
     fmt = fmt or _format_of(path)
     cols: dict[str, list] = {name: [] for name in TABLE_SCHEMA}
+    seen: dict = {}
     for position, (where, record) in enumerate(_iter_table_records(path, fmt)):
+        identity = (
+            _image_key(record["image"]),
+            _image_key(record["negative_image"]),
+            *(record[name] for name in ("caption", "negative_caption", "type", "subtype")),
+        )
+        check_unique(path, identity, where, seen, "one row per instance (images, captions, type, subtype)")
         for name in ("image", "negative_image"):
             value = record[name]
             if (
@@ -195,6 +214,7 @@ def read_bivlc_table(path: str | os.PathLike, fmt: str | None = None) -> pd.Data
         cols["negative_image"].append(record["negative_image"])
         cols["type"].append(kind)
         cols["subtype"].append(subtype)
+    check_count(path, len(cols["id"]), "rows")
     return typed_frame(cols, TABLE_SCHEMA)
 
 
@@ -206,14 +226,28 @@ def _read_csv_table(
     header: tuple[str, ...],
     schema: Mapping[str, str],
     convert: Callable[[str, dict[str, str]], dict[str, Any]],
+    identity: tuple[str, ...] = (),
+    optional: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Read a CSV with a fixed header, turning each row into canonical fields with `convert`."""
+    """Read a CSV with a fixed header, turning each row into canonical fields with `convert`.
+
+    Checks the md5 and row count of a declared file; a header-only file is an error; two rows with
+    the same `identity` columns are an error naming both lines.
+    """
+    check_released(path)
     cols: dict[str, list] = {name: [] for name in schema}
-    for position, (line, fields) in enumerate(iter_csv_rows(path, header)):
-        row = convert(f"line {line}", dict(zip(header, fields, strict=True)))
+    seen: dict = {}
+    for position, (line, fields) in enumerate(iter_csv_rows(path, header, optional)):
+        record = dict(zip(header, fields, strict=True))
+        if identity:
+            check_unique(
+                path, tuple(record[c] for c in identity), f"line {line}", seen, f"one row per ({', '.join(identity)})"
+            )
+        row = convert(f"line {line}", record)
         row.setdefault("id", position)
         for name in schema:
             cols[name].append(row[name])
+    check_count(path, len(cols["id"]), "rows")
     return typed_frame(cols, schema)
 
 
@@ -238,7 +272,7 @@ def read_bivlc_results(path: str | os.PathLike, model: str | None = None) -> pd.
                 raise SourceFormatError(path, f"{where} column {name}", f"{expected} (from the comparisons)", row[name])
         return out
 
-    return _read_csv_table(path, RESULT_COLUMNS, RESULTS_SCHEMA, convert)
+    return _read_csv_table(path, RESULT_COLUMNS, RESULTS_SCHEMA, convert, HF_COLUMNS)
 
 
 def _sugarcrepe_fields(path: str | os.PathLike, where: str, row: Mapping[str, str]) -> dict[str, Any]:
@@ -266,33 +300,41 @@ def read_sugarcrepe_correct(path: str | os.PathLike, model: str | None = None) -
             "correct": parse_bool(row["correct"], path, f"{where} column correct"),
         }
 
-    return _read_csv_table(path, CORRECT_COLUMNS, CORRECT_SCHEMA, convert)
+    return _read_csv_table(path, CORRECT_COLUMNS, CORRECT_SCHEMA, convert, CORRECT_COLUMNS[:-1])
 
 
 def read_sugarcrepe_csv(path: str | os.PathLike) -> pd.DataFrame:
     """Read BiVLC's copy of SugarCrepe (test_SugarCrepe.csv) into the SugarCrepe instances table."""
     header = ("filename", "caption", "negative_caption", "type", "subtype")
-    return _read_csv_table(path, header, INSTANCE_SCHEMA, lambda where, row: _sugarcrepe_fields(path, where, row))
+    return _read_csv_table(
+        path, header, INSTANCE_SCHEMA, lambda where, row: _sugarcrepe_fields(path, where, row), header
+    )
 
 
 def read_negative_image_list(path: str | os.PathLike) -> pd.DataFrame:
-    """Read BiVLC_negative_imgs.csv: each SugarCrepe instance with its 4 generated negative image names."""
+    """Read BiVLC_negative_imgs.csv: each SugarCrepe instance with its 4 generated negative image names.
+
+    The k-th name must be '<index>_<filename stem>_<k>.jpg', as every name of the released file is.
+    """
 
     def convert(where: str, row: dict[str, str]) -> dict[str, Any]:
         out = _sugarcrepe_fields(path, where, row)
         out["id"] = parse_int(row["index"], path, f"{where} column index", "an integer instance index")
-        out["negative_images"] = [parse_text(row[f"hn_img_{i}"], path, f"{where} column hn_img_{i}") for i in range(4)]
+        names = [f"{row['index']}_{Path(row['filename']).stem}_{k}.jpg" for k in range(4)]
+        for k, name in enumerate(names):
+            if row[f"hn_img_{k}"] != name:
+                raise SourceFormatError(
+                    path, f"{where} column hn_img_{k}", f"the image name {name}", row[f"hn_img_{k}"]
+                )
+        out["negative_images"] = names
         return out
 
-    return _read_csv_table(path, NEGATIVE_IMAGE_COLUMNS, NEGATIVE_IMAGE_SCHEMA, convert)
+    return _read_csv_table(path, NEGATIVE_IMAGE_COLUMNS, NEGATIVE_IMAGE_SCHEMA, convert, ("index",))
 
 
 def read_detector_results(path: str | os.PathLike, model: str | None = None) -> pd.DataFrame:
     """Read a released detector result file (text_pred[, img_pred], label) of BiVLC or SugarCrepe."""
     model = model or _model_from_name(path, r"(?:BiVLC|SUGARCREPE)_Classifier_(?:CORRECT_)?(.+)\.csv")
-    with open(path, encoding="utf-8", newline="") as handle:
-        first = handle.readline().strip()
-    header = ("text_pred", "img_pred", "label") if "img_pred" in first else ("text_pred", "label")
 
     def convert(where: str, row: dict[str, str]) -> dict[str, Any]:
         img_pred = row.get("img_pred")
@@ -303,4 +345,4 @@ def read_detector_results(path: str | os.PathLike, model: str | None = None) -> 
             "label": parse_bool(row["label"], path, f"{where} column label"),
         }
 
-    return _read_csv_table(path, header, DETECTOR_SCHEMA, convert)
+    return _read_csv_table(path, ("text_pred", "img_pred", "label"), DETECTOR_SCHEMA, convert, optional=("img_pred",))

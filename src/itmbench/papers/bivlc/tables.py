@@ -134,16 +134,14 @@ def metrics_from_released(
     }
 
 
-def load_released_metrics(
-    mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True
-) -> dict[str, dict[str, Any]]:
+def load_released_metrics(mirror: str | os.PathLike, confidence: float = 0.95) -> dict[str, dict[str, Any]]:
     """{paper row name: metrics JSON} of the four released models, read (md5-checked) from a mirror."""
     from itmbench.sources.released import load_released
 
     out: dict[str, dict[str, Any]] = {}
     for suffix, (file_model, row) in RELEASED_MODELS.items():
-        results = load_released(f"bivlc_results_{suffix}", mirror, verify=verify)
-        correct = load_released(f"bivlc_sugarcrepe_correct_{suffix}", mirror, verify=verify)
+        results = load_released(f"bivlc_results_{suffix}", mirror)
+        correct = load_released(f"bivlc_sugarcrepe_correct_{suffix}", mirror)
         out[row] = metrics_from_released(results, correct, file_model, confidence, f"BiVLC_{file_model}.csv")
     return out
 
@@ -193,21 +191,21 @@ def bivlc_long_table(
     return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
 
 
-def released_long_table(mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True) -> pd.DataFrame:
+def released_long_table(mirror: str | os.PathLike, confidence: float = 0.95) -> pd.DataFrame:
     """The released models' rows of Tables 2-4 (only where the paper prints them), regenerated."""
-    return bivlc_long_table(load_released_metrics(mirror, confidence, verify), printed_rows_only=True)
+    return bivlc_long_table(load_released_metrics(mirror, confidence), printed_rows_only=True)
 
 
-def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95, verify: bool = True) -> pd.DataFrame:
+def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95) -> pd.DataFrame:
     """Released-file rows of Tables 2-4 beside the published cells (status match / differs per cell)."""
-    return compare(released_long_table(mirror, confidence, verify), "bivlc")
+    return compare(released_long_table(mirror, confidence), "bivlc")
 
 
 def write_released_tables(
-    mirror: str | os.PathLike, out_dir: str | os.PathLike, confidence: float = 0.95, verify: bool = True
+    mirror: str | os.PathLike, out_dir: str | os.PathLike, confidence: float = 0.95
 ) -> list[Path]:
     """Write one comparison table per BiVLC table (table2/3/4_released.{csv,md,tex}); return the paths."""
-    compared = released_comparison(mirror, confidence, verify)
+    compared = released_comparison(mirror, confidence)
     paths: list[Path] = []
     for table, part in compared.groupby("table", sort=False):
         number = str(table).split()[-1]

@@ -28,14 +28,17 @@ from itmbench.sources._common import (
     BOOL,
     FLOAT,
     INT,
+    INT64_MAX,
     STRING,
     SourceFormatError,
     apply_schema,
+    check_unique,
     coco_image_id,
     iter_csv_rows,
     parse_float,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 TASKS = ("sts", "sis", "sits")
 SPLITS = ("val", "test")
@@ -107,13 +110,18 @@ def infer_task_split(path: str | os.PathLike) -> tuple[str, str]:
 def _caption_id(value: str, path: str | os.PathLike, where: str) -> int:
     """Caption annotation id of 'COCO_val2014:sentid:N'."""
     match = _CAPTION_ID.match(value)
-    if match is None:
-        raise SourceFormatError(path, where, "a caption id like COCO_val2014:sentid:732091", value)
+    if match is None or int(match.group(1)) > INT64_MAX:
+        raise SourceFormatError(path, where, "a caption id like COCO_val2014:sentid:732091 (within int64)", value)
     return int(match.group(1))
 
 
 def read_cxc_csv(path: str | os.PathLike, task: str | None = None, split: str | None = None) -> pd.DataFrame:
-    """Read one CxC rating CSV into the raw table, one row per line, validating every field."""
+    """Read one CxC rating CSV into the raw table, one row per line, validating every field.
+
+    A declared file must have its md5 and row count; a pair rated twice in the same order is an
+    error naming both lines (STS and SIS list a pair once per order, which `load_cxc` averages).
+    """
+    check_released(path)
     if task is None or split is None:
         inferred_task, inferred_split = infer_task_split(path)
         task = task or inferred_task
@@ -125,6 +133,7 @@ def read_cxc_csv(path: str | os.PathLike, task: str | None = None, split: str | 
     methods = SAMPLING_METHODS[task]
     low, high = SCORE_RANGE
     cols: dict[str, list] = {name: [] for name in raw_schema(task)}
+    seen: dict = {}
     for line, (item_a, item_b, score_text, method) in iter_csv_rows(path, header):
         where = f"line {line}"
         score = parse_float(score_text, path, f"{where} column agg_score", f"a mean rating in [{low:g}, {high:g}]")
@@ -136,12 +145,14 @@ def read_cxc_csv(path: str | os.PathLike, task: str | None = None, split: str | 
             raise SourceFormatError(path, f"{where} column sampling_method", f"one of {methods}", method)
         cols[f"{a}_id"].append(parse_a(item_a, path, f"{where} column {a}"))
         cols[f"{b}_id"].append(parse_b(item_b, path, f"{where} column {b}"))
+        check_unique(path, (item_a, item_b), where, seen, f"one row per ({a}, {b})")
         cols[a].append(item_a)
         cols[b].append(item_b)
         cols["agg_score"].append(score)
         cols["sampling_method"].append(method)
         cols["line"].append(line)
         cols["split"].append(split)
+    check_count(path, len(cols["line"]), "rows")
     return typed_frame(cols, raw_schema(task))
 
 

@@ -13,6 +13,7 @@ image; caption_to_image: the query is the caption), image_id: int64, caption_id:
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -21,14 +22,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from itmbench.io import read_bytes
 from itmbench.sources._common import (
     INT,
     STRING,
     SourceFormatError,
+    check_unique,
     parse_int,
     read_json_file,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 SOURCES = ("eccv", "cxc", "original")
 DIRECTIONS = ("image_to_caption", "caption_to_image")
@@ -52,7 +56,12 @@ def _article(word: str) -> str:
 def read_association_json(
     path: str | os.PathLike, source: str | None = None, direction: str | None = None
 ) -> pd.DataFrame:
-    """Read one association file into the long positives table, validating every id."""
+    """Read one association file into the long positives table, validating every id.
+
+    Strict JSON (a key repeated is an error naming it and its lines); a declared file must have its
+    md5 and key count; two keys naming the same id ('7' and '07') are an error.
+    """
+    check_released(path)
     if source is None or direction is None:
         inferred_source, inferred_direction = infer_source_direction(path)
         source = source or inferred_source
@@ -65,8 +74,10 @@ def read_association_json(
         raise SourceFormatError(path, "top level", f"an object mapping {query_kind} ids to lists of {target_kind} ids")
     queries: list[int] = []
     targets: list[int] = []
+    seen: dict = {}
     for key, values in document.items():
         query = parse_int(key, path, f"key {key!r}", f"{_article(query_kind)} {query_kind} id (digits)")
+        check_unique(path, query, f"key {key!r}", seen, f"one key per {query_kind} id")
         if not isinstance(values, list) or not values:
             raise SourceFormatError(path, f"key {key!r}", f"a non-empty list of {target_kind} ids", values)
         if len(set(map(str, values))) != len(values):
@@ -78,6 +89,7 @@ def read_association_json(
                 )
             )
             queries.append(query)
+    check_count(path, len(document), "keys")
     images, captions = (queries, targets) if direction == "image_to_caption" else (targets, queries)
     n = len(queries)
     return typed_frame(
@@ -101,15 +113,32 @@ def load_eccv_positives(
 
 
 def read_coco_test_ids(path: str | os.PathLike, expected_length: int | None = N_TEST_CAPTIONS) -> np.ndarray:
-    """The Karpathy test caption ids (int64, file order) from coco_test_ids.npy, checked for shape and uniqueness."""
+    """The Karpathy test caption ids (int64, file order) from coco_test_ids.npy, checked for shape and uniqueness.
+
+    A declared file must have its md5 and length; an empty, truncated or pickled file is an error
+    naming what it should hold.
+    """
+    check_released(path)
+    what = f"a NumPy .npy array of {expected_length or 'the'} COCO caption ids (integers, no pickles)"
+    data = read_bytes(path)
     try:
-        array = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as err:
-        raise SourceFormatError(path, "header", "a NumPy .npy array of integers (no pickles)") from err
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        got = "an empty file" if not data else f"{len(data)} bytes that np.load refuses ({err})"
+        raise SourceFormatError(path, "header", what, got) from None
+    if not isinstance(array, np.ndarray):  # np.load opens a zip as an .npz archive
+        raise SourceFormatError(path, "header", what, "an .npz archive")
     if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
-        raise SourceFormatError(path, "array", "a 1-D integer array", f"shape {array.shape} dtype {array.dtype}")
+        raise SourceFormatError(
+            path, "array", "a 1-D integer array of COCO caption ids", f"shape {array.shape} dtype {array.dtype}"
+        )
+    check_count(path, len(array), "entries")
     if expected_length is not None and len(array) != expected_length:
         raise SourceFormatError(path, "array", f"{expected_length} caption ids", f"{len(array)} ids")
+    outside = np.flatnonzero((array < 0) | (array > np.iinfo(np.int64).max))
+    if outside.size:
+        at = int(outside[0])
+        raise SourceFormatError(path, f"index {at}", "a caption id in [0, 2**63 - 1]", int(array[at]))
     unique, counts = np.unique(array, return_counts=True)
     if (counts > 1).any():
         position = int(np.flatnonzero(array == unique[counts > 1][0])[1])

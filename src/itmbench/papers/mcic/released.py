@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from itmbench.io import read_text
 from itmbench.sources._common import (
     INT,
     OBJECT,
@@ -27,6 +28,7 @@ from itmbench.sources._common import (
     parse_int,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 N_OPTIONS = 5
 FIELDS = tuple(f"answer_{i}" for i in range(N_OPTIONS)) + ("image", "example_id", "reference")
@@ -71,42 +73,47 @@ def parse_mcic_line(text: str, path: str | os.PathLike, line: int) -> dict[str, 
 
 
 def read_mcic_txt(path: str | os.PathLike, split: str | None = None) -> pd.DataFrame:
-    """Read an MCIC-COCO dev/test/train file into the canonical table, validating every field."""
+    """Read an MCIC-COCO dev/test/train file into the canonical table, validating every field.
+
+    UTF-8 (a BOM is dropped); a declared file must have its md5 and line count; an example_id seen
+    twice is an error naming both lines.
+    """
+    check_released(path)
     split = split or infer_split(path)
     cols: dict[str, list] = {name: [] for name in SCHEMA}
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        for line, raw in enumerate(handle, start=1):
-            text = raw.rstrip("\n").rstrip("\r")
-            if not text.strip():
-                continue
-            fields = parse_mcic_line(text, path, line)
-            where = f"line {line}"
-            options = [fields[f"answer_{i}"] for i in range(N_OPTIONS)]
-            for i, option in enumerate(options):
-                if not option.strip():
-                    raise SourceFormatError(path, f"{where} key answer_{i}", "a non-empty caption")
-            index = parse_int(fields["reference"], path, f"{where} key reference", "an answer index 0-4")
-            if not 0 <= index < N_OPTIONS:
-                raise SourceFormatError(path, f"{where} key reference", "an answer index 0-4", fields["reference"])
-            image_id = coco_image_id(fields["image"], path, f"{where} key image")
-            example_id = fields["example_id"]
-            match = _EXAMPLE_ID.match(example_id)
-            if match is None or int(match.group(1)) != image_id:
-                raise SourceFormatError(
-                    path, f"{where} key example_id", f"'<image id>_<n>' with image id {image_id}", example_id
-                )
-            if example_id in seen:
-                raise SourceFormatError(
-                    path, f"{where} key example_id", f"a unique id (also on line {seen[example_id]})", example_id
-                )
-            seen[example_id] = line
-            cols["split"].append(split)
-            cols["example_id"].append(example_id)
-            cols["image"].append(fields["image"])
-            cols["image_id"].append(image_id)
-            cols["options"].append(options)
-            cols["answer_index"].append(index)
-            cols["answer"].append(options[index])
-            cols["line"].append(line)
+    for line, raw in enumerate(read_text(path).split("\n"), start=1):
+        text = raw.rstrip("\r")
+        if not text.strip():
+            continue
+        fields = parse_mcic_line(text, path, line)
+        where = f"line {line}"
+        options = [fields[f"answer_{i}"] for i in range(N_OPTIONS)]
+        for i, option in enumerate(options):
+            if not option.strip():
+                raise SourceFormatError(path, f"{where} key answer_{i}", "a non-empty caption")
+        index = parse_int(fields["reference"], path, f"{where} key reference", "an answer index 0-4")
+        if not 0 <= index < N_OPTIONS:
+            raise SourceFormatError(path, f"{where} key reference", "an answer index 0-4", fields["reference"])
+        image_id = coco_image_id(fields["image"], path, f"{where} key image")
+        example_id = fields["example_id"]
+        match = _EXAMPLE_ID.match(example_id)
+        if match is None or int(match.group(1)) != image_id:
+            raise SourceFormatError(
+                path, f"{where} key example_id", f"'<image id>_<n>' with image id {image_id}", example_id
+            )
+        if example_id in seen:
+            raise SourceFormatError(
+                path, f"{where} key example_id", f"a unique id (also on line {seen[example_id]})", example_id
+            )
+        seen[example_id] = line
+        cols["split"].append(split)
+        cols["example_id"].append(example_id)
+        cols["image"].append(fields["image"])
+        cols["image_id"].append(image_id)
+        cols["options"].append(options)
+        cols["answer_index"].append(index)
+        cols["answer"].append(options[index])
+        cols["line"].append(line)
+    check_count(path, len(cols["line"]), "lines")
     return typed_frame(cols, SCHEMA)

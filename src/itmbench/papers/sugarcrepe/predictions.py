@@ -14,6 +14,7 @@ from itmbench.papers.predictions import (
     MEAN_OF_ORDERS,
     PathLike,
     ScoreOptions,
+    check_coverage,
     mean_json,
 )
 from itmbench.sources._common import SourceFormatError
@@ -32,12 +33,60 @@ def _answer_files(spec: PathLike) -> list[Path]:
     return [path]
 
 
-def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
-    """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's."""
-    from itmbench.papers.sugarcrepe.released import read_gpt4v_answers
+def _declared_size(subset: str) -> tuple[int, str] | None:
+    """(instances, released.yaml key) of one subset: the declared record count of GPT-4V's answer files."""
+    from itmbench.sources.released import declared_records
 
+    return declared_records("sugarcrepe:read_gpt4v_answers", subset=subset)
+
+
+def _missing_files(specs: Sequence[PathLike], found: Sequence[Path]) -> list[str]:
+    """The answer files a complete set would hold beside those given: per folder given, every order and
+    subset; per order given as files, every subset of it."""
+    from itmbench.papers.sugarcrepe.released import ORDERS, SUBSETS, infer_order, infer_subset
+
+    have = {(infer_order(f), infer_subset(f)) for f in found}
+    missing: list[str] = []
+    for spec in specs:
+        folder = Path(spec)
+        if folder.is_dir():
+            missing += [
+                str(folder / order / f"gpt4v-{subset}.json")
+                for order in ORDERS
+                for subset in SUBSETS
+                if (order, subset) not in have
+            ]
+    orders = {order for order, _ in have}
+    given = {f.parent for f in found}
+    for order in sorted(orders):
+        parent = next(p for p in given if p.name == order)
+        for subset in SUBSETS:
+            name = str(parent / f"gpt4v-{subset}.json")
+            if (order, subset) not in have and name not in missing:
+                missing.append(name)
+    return missing
+
+
+def read_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions | None = None) -> pd.DataFrame:
+    """GPT-4V-format answers of the files/folders given, with `correct` recomputed and checked against the file's.
+
+    Coverage: the 7 subsets of every order given (a folder: of both orders), each answering ids
+    0..n-1 of its subset's declared count. A missing file or instance is an error unless
+    options.allow_missing (the table's attrs then hold n_missing and missing_files); an id outside
+    the subset, or an instance answered twice (in two files), is an error naming both.
+    """
+    from itmbench.papers.sugarcrepe.released import infer_order, infer_subset, read_gpt4v_answers
+
+    options = options or ScoreOptions()
+    files = [f for spec in paths for f in _answer_files(spec)]
+    first_file: dict[tuple[str, str], Path] = {}
+    for path in files:
+        key = (infer_order(path), infer_subset(path))
+        if key in first_file:
+            raise ValueError(f"{path}: answers of {key[1]} ({key[0]}) given twice (also {first_file[key]})")
+        first_file[key] = path
     frames = []
-    for path in [f for spec in paths for f in _answer_files(spec)]:
+    for path in files:
         answers = read_gpt4v_answers(path)
         ours = answers["multiple_choice_answer"].str.strip() == answers["caption"].str.strip()
         theirs = answers["correct"].astype(bool)
@@ -52,13 +101,34 @@ def read_sugarcrepe_answers(paths: Sequence[PathLike]) -> pd.DataFrame:
                 bool(theirs.iloc[i]),
             )
         frames.append(answers.assign(correct=ours.to_numpy(), file=str(path)))
-    table = pd.concat(frames, ignore_index=True)
-    dup = table.duplicated(["order", "subset", "id"])
-    if dup.any():
-        r = table[dup].iloc[0]
-        raise SourceFormatError(
-            r["file"], f"key '{int(r['id'])}'", f"one answer per instance of {r['subset']} ({r['order']})"
+    missing_files = _missing_files(paths, files)
+    n_missing = 0
+    if missing_files:
+        sizes = [_declared_size(infer_subset(f)) for f in missing_files]
+        n_files = sum(size[0] for size in sizes if size is not None)
+        n_missing += check_coverage(
+            missing_files[0],
+            n_files,
+            n_files,
+            "instances",
+            options,
+            message=f"{len(missing_files)} answer file(s) missing: {', '.join(missing_files)} ({n_files:,} instances)",
         )
+    for path, answers in zip(files, frames, strict=True):
+        size = _declared_size(infer_subset(path))
+        if size is None:
+            continue
+        expected, key = size
+        ids = answers["id"].to_numpy()
+        unknown = ids[ids >= expected]
+        if unknown.size:
+            raise SourceFormatError(
+                path, f"key '{int(unknown[0])}'", f"an instance id 0..{expected - 1} (sources/released.yaml: {key})"
+            )
+        absent = sorted(set(range(expected)) - set(ids.tolist()))
+        n_missing += check_coverage(path, len(absent), expected, "instances", options, absent)
+    table = pd.concat(frames, ignore_index=True)
+    table.attrs.update(n_missing=n_missing, missing_files=missing_files)
     return table
 
 
@@ -113,7 +183,7 @@ def sugarcrepe_answer_table(answers: pd.DataFrame, options: ScoreOptions = Score
 
 def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, label: str = "GPT-4V") -> dict[str, Any]:
     """SugarCrepe accuracy of GPT-4V-format answers: per order, per subset, and the mean of orders."""
-    answers = read_sugarcrepe_answers(paths)
+    answers = read_sugarcrepe_answers(paths, options)
     table = sugarcrepe_answer_table(answers, options)
 
     def entry(r: pd.Series) -> dict[str, float | int]:
@@ -136,6 +206,8 @@ def score_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions, l
             "metrics": {r["order"]: entry(r) for _, r in overall.iterrows()},
             "by_subset": by_subset,
             "n_instances": int(answers.drop_duplicates(["subset", "id"]).shape[0]),
+            "n_missing": answers.attrs["n_missing"],
+            "missing_files": answers.attrs["missing_files"],
             "chance": 50.0,
             "sugarcrepe": sugarcrepe_paper_metrics(answers, options),
         }

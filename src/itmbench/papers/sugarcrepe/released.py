@@ -31,6 +31,7 @@ from itmbench.sources._common import (
     INT,
     STRING,
     SourceFormatError,
+    check_unique,
     coco_image_id,
     parse_bool,
     parse_int,
@@ -39,6 +40,7 @@ from itmbench.sources._common import (
     require_keys,
     typed_frame,
 )
+from itmbench.sources.released import check_count, check_released
 
 ORDERS = ("positive-first", "negative-first")
 INSTANCE_SCHEMA: dict[str, str] = {
@@ -79,17 +81,26 @@ def infer_order(path: str | os.PathLike) -> str:
 
 
 def _records(path: str | os.PathLike) -> tuple[list[tuple[int, str, Mapping[str, Any]]], dict[str, Any]]:
-    """(id, key, record) of every per-instance entry of a SugarCrepe-style JSON, and its summary entries."""
+    """(id, key, record) of every per-instance entry of a SugarCrepe-style JSON, and its summary entries.
+
+    Checks the md5 and record count of a declared file; strict JSON (a repeated key is an error);
+    two keys naming one id ('7', '07') are an error; no record at all is an error.
+    """
+    check_released(path)
     document = read_json_file(path)
     if not isinstance(document, Mapping):
         raise SourceFormatError(path, "top level", 'an object {"<id>": {...}, ...}', type(document).__name__)
     records: list[tuple[int, str, Mapping[str, Any]]] = []
     summary: dict[str, Any] = {}
+    seen: dict = {}
     for key, value in document.items():
         if not key.isdigit() and isinstance(value, (int, float)) and not isinstance(value, bool):
             summary[key] = value
             continue
-        records.append((parse_int(key, path, f"key {key!r}", "an instance id (digits)"), key, value))
+        instance_id = parse_int(key, path, f"key {key!r}", "an instance id (digits)")
+        check_unique(path, instance_id, f"key {key!r}", seen, "one key per instance id")
+        records.append((instance_id, key, value))
+    check_count(path, len(records), "keys")
     return records, summary
 
 
