@@ -12,13 +12,13 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from itmbench.cli import coco, models, negatives, predictions, released, report, score, share, world
+from itmbench.cli import coco, diff, models, negatives, predictions, released, report, score, share, world
 from itmbench.cli._args import json_arg
 
 log = logging.getLogger("itmbench")
 
 # The stage modules, in the order their subcommands are listed.
-STAGES = (world, models, score, report, released, share, predictions, negatives)
+STAGES = (world, models, score, report, released, share, predictions, negatives, diff)
 
 
 def build_parser() -> argparse.ArgumentParser:
