@@ -421,6 +421,13 @@ def test_the_random_tables_exercise_every_status() -> None:
     assert seen == set(rdiff.STATUSES)
 
 
+def test_the_docs_quote_the_definition_and_the_example() -> None:
+    page = (REPO / "docs" / "outputs.md").read_text()
+    assert rdiff.DEFINITION in page
+    assert "<!-- snippet: file tests/data/results_diff/report.md -->" in page
+    assert "itmbench " + " ".join(EXAMPLE_ARGS) in page
+
+
 def test_a_papers_comparison_table_is_keyed_by_table_block_row_and_column(tmp_path: Path) -> None:
     """A paper's table as write_comparison writes it: the derived columns are fields, NaN cells stay equal."""
     from itmbench.papers.tables import compare, write_comparison
