@@ -67,6 +67,8 @@ INPUTS: dict[str, list[str]] = {
     + ["--out", "{out}.parquet"],
     "table-benchmark": ["{in}", "--name", "bison", "--out-csv", "{out}.csv", "--title", "t"],
     "claims": ["--metrics-dir", "{in}", "--out-csv", "{out}.csv"],
+    "diff-results": ["{in}", "{in}", "--out", "{out}.md"],
+    "dvc-metrics": ["--root", "{in}"],
     "world-paper-tables": ["{in}", "--paper", "bivlc", "--out-dir", "{out}"],
     "world-paper-figures": ["{in}", "--paper", "cxc", "--out-dir", "{out}"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],

@@ -58,6 +58,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a tolerance)."""
+    value = _number(text, float)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
+
+
 def devices_arg(text: str) -> str:
     """`all` or a positive device count (as `itmbench.scoring.embed.visible_devices` reads it)."""
     if text != "all":

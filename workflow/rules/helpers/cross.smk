@@ -3,7 +3,8 @@
 # a cell that is not scored appears in the tables with its reason.
 import shlex
 
-from itmbench.models.capabilities import DUAL as DUAL_SCORES, absent_reason, capability, cell as model_cell
+from itmbench.models.capabilities import DUAL as DUAL_SCORES, absent_reason, capability
+from itmbench.papers.plan import scored_models as plan_scored_models
 from itmbench.papers.registry import GALLERY_BENCHMARKS, TASK_MODALITIES
 
 CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).cross)
@@ -48,9 +49,9 @@ def benchmark_task(bench):
 
 
 def scored_models(bench):
-    """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries)."""
-    task = benchmark_task(bench)
-    return [m for m in MODELS if model_cell(MODEL_SPECS[m], **task, name=m) == "scored"]
+    """The models a benchmark scores (the others are not applicable, or cross scorers not asked to rank galleries):
+    the plan's rule, which dvc.yaml's metrics list is written from too."""
+    return plan_scored_models(bench, MODEL_SPECS, GALLERY_CROSS)
 
 
 def get_absent_flags(wildcards):

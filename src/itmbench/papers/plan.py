@@ -1,0 +1,73 @@
+"""Which models the run scores on which benchmark, from params.yaml and the registry, and the metrics files
+that makes (`results/<source>/metrics/<benchmark>/<model>.json`: what dvc.yaml declares).
+
+The benchmarks are those of `registry.BENCHMARKS` (retrieval among them); a model
+scores one when its cell is 'scored' (`itmbench.models.capabilities.cell`: a text-only model scores
+no image-text benchmark, a cross scorer ranks a gallery benchmark only when
+`cross_scorers.gallery_models` names it). This is the rule of the workflow's `scored_models`
+(`workflow/rules/helpers/cross.smk`); a slow test checks the two against Snakemake's plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from itmbench.models.capabilities import cell
+from itmbench.papers.registry import BENCHMARKS, GALLERY_BENCHMARKS, TASK_MODALITIES
+from itmbench.params import load_yaml
+
+
+def benchmarks() -> list[str]:
+    """Every benchmark the run scores: the registry's, in name order."""
+    return sorted(BENCHMARKS)
+
+
+def source_of(params: Mapping[str, Any]) -> str:
+    """The run's source (`source`, default world)."""
+    return str(params.get("source", "world"))
+
+
+def model_specs(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The source's models: the world's `models`, or `coco.models` for the COCO source."""
+    world = source_of(params) == "world"
+    specs = params.get("models", {}) if world else params.get("coco", {}).get("models", {})
+    if not specs:
+        raise ValueError(f"params: no models for source {source_of(params)!r}")
+    return dict(specs)
+
+
+def gallery_models(params: Mapping[str, Any]) -> list[str]:
+    """The cross scorers asked to rank the gallery benchmarks (the COCO source keeps its own models only)."""
+    named = list(params.get("cross_scorers", {}).get("gallery_models", []))
+    specs = model_specs(params)
+    return [m for m in named if source_of(params) == "world" or m in specs]
+
+
+def scored_models(bench: str, specs: Mapping[str, Any], gallery: Iterable[str]) -> list[str]:
+    """The models (sorted) that score `bench`: those whose cell is 'scored'."""
+    if bench not in TASK_MODALITIES:
+        raise ValueError(f"unknown benchmark {bench!r}; expected one of {sorted(TASK_MODALITIES)}")
+    gallery = list(gallery)
+    return [
+        m
+        for m in sorted(specs)
+        if cell(specs[m], TASK_MODALITIES[bench], bench in GALLERY_BENCHMARKS, gallery, name=m) == "scored"
+    ]
+
+
+def metrics_files(params: Mapping[str, Any]) -> list[str]:
+    """Every metrics file of the run that params describe, as paths from the checkout root (sorted)."""
+    specs, gallery, source = model_specs(params), gallery_models(params), source_of(params)
+    files = [f"results/{source}/metrics/{b}/{m}.json" for b in benchmarks() for m in scored_models(b, specs, gallery)]
+    return sorted(files)
+
+
+def load_params(path: str | Path) -> dict[str, Any]:
+    """params.yaml as a dict (the keys read here default as the schema says when absent)."""
+    path = Path(path)
+    params = load_yaml(path)  # refuses a repeated key
+    if not isinstance(params, dict):
+        raise ValueError(f"{path}: expected a mapping of sections")
+    return params
