@@ -53,10 +53,12 @@ def cmd_notebook(args: argparse.Namespace) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> None:
-    """reports/index.html linking every report."""
+    """reports/index.html: every report, and per paper its claims, largest differences and coverage."""
     from itmbench.report.render import write_index
 
-    write_index(args.out, args.reports)
+    write_index(
+        args.out, args.reports, claims=args.claims, tables=args.tables, artefacts=args.artefacts, source=args.source
+    )
 
 
 def cmd_claims(args: argparse.Namespace) -> None:
@@ -127,3 +129,16 @@ def add_commands(add, sub) -> None:
     sp = add("index", cmd_index, "write reports/index.html")
     sp.add_argument("reports", nargs="+")
     sp.add_argument("--out", required=True)
+    sp.add_argument(
+        "--claims", default=None, help="the source's claims table (results/<source>/tables/claims/claims.csv)"
+    )
+    sp.add_argument(
+        "--tables",
+        nargs="*",
+        default=[],
+        help="the papers' world tables (results/<source>/tables/<paper>/table<N>.csv)",
+    )
+    sp.add_argument(
+        "--artefacts", nargs="*", default=[], help="files of the papers' coverage matrices this run built (linked)"
+    )
+    sp.add_argument("--source", default="world", help="the source the run regenerates ({source} in coverage.csv)")
