@@ -15,6 +15,7 @@ from itmbench.papers.coverage import (
     CoverageError,
     coverage_outputs,
     expand_alternatives,
+    index_entries,
     load_coverage,
     read_coverage,
     status_counts,
@@ -188,3 +189,12 @@ def test_a_valid_file_reads_into_items(tmp_path):
 def test_an_unknown_paper_is_named():
     with pytest.raises(KeyError, match="unknown paper 'bisson'"):
         load_coverage("bisson")
+
+
+def test_index_entries_give_every_paper_its_items_and_files_for_the_source():
+    entries = {entry.name: entry for entry in index_entries("coco")}
+    assert list(entries) == list(PAPERS)
+    (row,) = [r for r in entries["bivlc"].coverage if r.item == "Table 2"]
+    assert "results/coco/tables/bivlc/table2.csv" in row.files
+    assert row.released_files and all(p.startswith("results/released/") for p in row.released_files)
+    assert entries["bison"].counts(STATUSES) == status_counts(load_coverage("bison"))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from itmbench.cli import main
-from itmbench.papers.coverage import load_coverage, status_counts
+from itmbench.papers.coverage import STATUSES, index_entries, load_coverage, status_counts
 from itmbench.papers.registry import PAPERS
 from itmbench.report.index import DIFFERENCES_NOTE, claim_counts, largest_differences
-from itmbench.report.render import write_index
+from itmbench.report.render import write_index as render_index
 
 TABLE_COLUMNS = [
     "table", "block", "row", "column", "value", "lo", "hi", "regenerated", "published", "difference",
@@ -74,6 +74,11 @@ def tree(tmp_path, monkeypatch):
         _touch(Path("results/world/figures/bison/accuracy.pdf")),
     ]
     return {"reports": reports, "claims": claims.as_posix(), "tables": [table.as_posix()], "artefacts": artefacts}
+
+
+def write_index(out: str, reports: list[str], **kwargs) -> None:
+    """The index as the command writes it: every registered paper, its coverage for the world source."""
+    render_index(out, reports, papers=index_entries("world"), statuses=STATUSES, **kwargs)
 
 
 def _section(html: str, paper: str) -> str:

@@ -54,10 +54,18 @@ def cmd_notebook(args: argparse.Namespace) -> None:
 
 def cmd_index(args: argparse.Namespace) -> None:
     """reports/index.html: every report, and per paper its claims, largest differences and coverage."""
+    from itmbench.papers.coverage import STATUSES, index_entries
     from itmbench.report.render import write_index
 
     write_index(
-        args.out, args.reports, claims=args.claims, tables=args.tables, artefacts=args.artefacts, source=args.source
+        args.out,
+        args.reports,
+        papers=index_entries(args.source),
+        statuses=STATUSES,
+        claims=args.claims,
+        tables=args.tables,
+        artefacts=args.artefacts,
+        source=args.source,
     )
 
 

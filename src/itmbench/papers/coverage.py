@@ -37,6 +37,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from itmbench.report.index import CoverageRow, PaperEntry
+
 STATUSES: tuple[str, ...] = ("world", "released", "transcribed", "missing", "not possible")
 REGENERATED: frozenset[str] = frozenset({"world", "released"})
 COLUMNS: tuple[str, ...] = ("item", "title", "status", "outputs", "reason")
@@ -169,6 +171,30 @@ def coverage_outputs(paper: str, source: str, released: bool = True) -> list[str
     return list(dict.fromkeys(p for i in load_coverage(paper) if i.regenerated for p in i.paths(source, released)))
 
 
+def index_entries(source: str) -> list[PaperEntry]:
+    """Every registered paper's section of reports/index.html: its title and coverage, files for `source`."""
+    from itmbench.papers.registry import PAPERS
+
+    return [
+        PaperEntry(
+            name,
+            entry.title,
+            tuple(
+                CoverageRow(
+                    item.item,
+                    item.title,
+                    item.status,
+                    item.reason,
+                    files=item.paths(source, released=False),
+                    released_files=tuple(p for p in item.paths(source) if is_released_path(p)),
+                )
+                for item in load_coverage(name)
+            ),
+        )
+        for name, entry in PAPERS.items()
+    ]
+
+
 __all__ = [
     "COLUMNS",
     "NUMBERED",
@@ -178,6 +204,7 @@ __all__ = [
     "coverage_outputs",
     "coverage_path",
     "expand_alternatives",
+    "index_entries",
     "is_released_path",
     "load_coverage",
     "read_coverage",

@@ -3,10 +3,12 @@
 The page is static HTML (no script) written from the run's files: the reports, the source's claims
 table (``results/<source>/tables/claims/claims.csv``, column ``holds``: True, False or empty for
 undecided), the papers' world tables (``results/<source>/tables/<paper>/table<N>.csv``: world value,
-published value and difference per cell) and the artefacts a paper's coverage matrix names
-(``papers/<paper>/coverage.csv``). A coverage item links to its files only where they are among the
-artefacts given, so every link resolves; the others are named, marked as not built by this run.
-Links are relative to the page; the same inputs give the same bytes.
+published value and difference per cell) and the artefacts the papers' coverage matrices name. The
+papers come in as `PaperEntry` values (``itmbench.papers.coverage.index_entries`` makes them from
+the registry and each ``papers/<paper>/coverage.csv``), so this engine imports no paper. A coverage
+item links to its files only where they are among the artefacts given, so every link resolves; the
+others are named, marked as not built by this run. Links are relative to the page; the same inputs
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -18,9 +20,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from itmbench.papers.coverage import STATUSES, CoverageItem, is_released_path, load_coverage, status_counts
-from itmbench.papers.registry import PAPERS
 
 VERDICTS: tuple[str, ...] = ("holds", "does not hold", "undecided")
 N_DIFFERENCES = 3
@@ -34,6 +33,31 @@ STYLE = (
     ".s-world{background:#e3f4e1}.s-released{background:#e1ecf7}.s-transcribed{background:#f3f3f3}"
     ".s-missing{background:#fcf0d8}.s-not-possible{background:#eee;color:#666}td[class^=s-]{white-space:nowrap}"
 )
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    """One item of a paper's coverage matrix as the index shows it: its files for this run's source."""
+
+    item: str
+    title: str
+    status: str
+    reason: str
+    files: tuple[str, ...] = ()  # the source's (results/<source>/...)
+    released_files: tuple[str, ...] = ()  # the released source's (results/released/...)
+
+
+@dataclass(frozen=True)
+class PaperEntry:
+    """One paper's section of the index: its name (the report's and the tables' folder), title and coverage."""
+
+    name: str
+    title: str
+    coverage: tuple[CoverageRow, ...]
+
+    def counts(self, statuses: Sequence[str]) -> dict[str, int]:
+        """Coverage items per status, in the order given."""
+        return {s: sum(row.status == s for row in self.coverage) for s in statuses}
 
 
 @dataclass(frozen=True)
@@ -145,14 +169,15 @@ class _Page:
     def link(self, path: str | os.PathLike, text: str) -> str:
         return f'<a href="{self.href(path)}">{html.escape(text)}</a>'
 
-    def outputs_cell(self, item: CoverageItem, source: str) -> str:
+    def outputs_cell(self, row: CoverageRow) -> str:
         """The item's files, one group per file stem: linked where this run built them."""
-        groups: dict[str, list[str]] = {}
-        for path in item.paths(source):
-            groups.setdefault(str(Path(path).with_suffix("")), []).append(path)
+        groups: dict[tuple[str, bool], list[str]] = {}
+        for released, paths in ((False, row.files), (True, row.released_files)):
+            for path in paths:
+                groups.setdefault((str(Path(path).with_suffix("")), released), []).append(path)
         parts = []
-        for stem, paths in groups.items():
-            label = ("released " if is_released_path(stem) else "") + Path(stem).name
+        for (stem, released), paths in groups.items():
+            label = ("released " if released else "") + Path(stem).name
             built = [p for p in paths if _normalised(p) in self.artefacts]
             if built:
                 links = " ".join(self.link(p, Path(p).suffix.lstrip(".")) for p in built)
@@ -184,6 +209,8 @@ def _claims_text(counts: Mapping[str, int] | None, source: str) -> str:
 def index_html(
     base: Path,
     reports: Sequence[str | os.PathLike],
+    papers: Sequence[PaperEntry],
+    statuses: Sequence[str],
     claims: str | os.PathLike | None = None,
     tables: Iterable[str | os.PathLike] = (),
     artefacts: Iterable[str | os.PathLike] = (),
@@ -196,8 +223,8 @@ def index_html(
     counts = claim_counts(claims) if claims is not None else {}
     differences = largest_differences(tables)
     report_paths = sorted(Path(p) for p in reports)
-    paper_report = {p.stem: p for p in report_paths if p.parent.name == source and p.stem in PAPERS}
-    coverage = {name: load_coverage(name) for name in PAPERS}
+    names = {entry.name for entry in papers}
+    paper_report = {p.stem: p for p in report_paths if p.parent.name == source and p.stem in names}
 
     parts = [
         "<!doctype html>",
@@ -213,14 +240,15 @@ def index_html(
         "<h2>At a glance</h2>",
         "<table><thead><tr><th>paper</th><th>report</th>"
         + "".join(f"<th>claims: {v}</th>" for v in VERDICTS)
-        + "".join(f'<th class="{_status_class(s)}">{s}</th>' for s in STATUSES)
+        + "".join(f'<th class="{_status_class(s)}">{html.escape(s)}</th>' for s in statuses)
         + "</tr></thead><tbody>",
     ]
-    for name, entry in PAPERS.items():
+    for entry in papers:
+        name = entry.name
         report = page.link(paper_report[name], "report") if name in paper_report else "–"
         paper_claims = counts.get(name)
         claim_cells = "".join(f'<td class="num">{paper_claims[v] if paper_claims else "–"}</td>' for v in VERDICTS)
-        status_cells = "".join(f'<td class="num">{n}</td>' for n in status_counts(coverage[name]).values())
+        status_cells = "".join(f'<td class="num">{n}</td>' for n in entry.counts(statuses).values())
         parts.append(
             f'<tr><td><a href="#{name}">{html.escape(entry.title)}</a></td><td>{report}</td>'
             f"{claim_cells}{status_cells}</tr>"
@@ -236,7 +264,8 @@ def index_html(
         parts.extend(f"<li>{page.link(p, p.stem)}</li>" for p in paths)
         parts.append("</ul>")
 
-    for name, entry in PAPERS.items():
+    for entry in papers:
+        name = entry.name
         parts.append(f'<section id="{name}">')
         parts.append(f"<h2>{html.escape(entry.title)}</h2>")
         links = [page.link(paper_report[name], "report")] if name in paper_report else ["no report in this run"]
@@ -267,18 +296,17 @@ def index_html(
             parts.append("</tbody></table>")
         else:
             parts.append("<p>No cell of this paper's world tables has a published counterpart in this run.</p>")
-        items = coverage[name]
-        summary = ", ".join(f"{n} {s}" for s, n in status_counts(items).items() if n)
+        summary = ", ".join(f"{n} {s}" for s, n in entry.counts(statuses).items() if n)
         parts.append(f"<h3>Coverage</h3><p>{summary}.</p>")
         parts.append(
             "<table><thead><tr><th>item</th><th>title</th><th>status</th><th>files</th><th>reason</th></tr>"
             "</thead><tbody>"
         )
-        for item in items:
+        for row in entry.coverage:
             parts.append(
-                f"<tr><td>{html.escape(item.item)}</td><td>{html.escape(item.title)}</td>"
-                f'<td class="{_status_class(item.status)}">{html.escape(item.status)}</td>'
-                f"<td>{page.outputs_cell(item, source)}</td><td>{html.escape(item.reason)}</td></tr>"
+                f"<tr><td>{html.escape(row.item)}</td><td>{html.escape(row.title)}</td>"
+                f'<td class="{_status_class(row.status)}">{html.escape(row.status)}</td>'
+                f"<td>{page.outputs_cell(row)}</td><td>{html.escape(row.reason)}</td></tr>"
             )
         parts.append("</tbody></table></section>")
     parts.append("</body></html>")
@@ -287,7 +315,9 @@ def index_html(
 
 __all__ = [
     "DIFFERENCES_NOTE",
+    "CoverageRow",
     "Difference",
+    "PaperEntry",
     "claim_counts",
     "index_html",
     "largest_differences",

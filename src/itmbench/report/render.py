@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from itmbench.io import write_text
+from itmbench.report.index import PaperEntry, index_html
 
 
 def private_socket_kernel_manager(sockets: Path) -> type:
@@ -74,6 +75,8 @@ def write_index(
     out_html: str | Path,
     reports: Sequence[str | os.PathLike],
     *,
+    papers: Sequence[PaperEntry] = (),
+    statuses: Sequence[str] = (),
     claims: str | os.PathLike | None = None,
     tables: Iterable[str | os.PathLike] = (),
     artefacts: Iterable[str | os.PathLike] = (),
@@ -82,10 +85,10 @@ def write_index(
 ) -> None:
     """reports/index.html: every report, and per paper its claims, largest differences and coverage matrix.
 
-    `claims` is the source's claims CSV, `tables` the papers' world tables (CSV), `artefacts` the files
-    of the coverage matrices this run built (only those are linked); see `itmbench.report.index`."""
-    from itmbench.report.index import index_html
-
+    `papers` are the sections (``itmbench.papers.coverage.index_entries``), `statuses` the coverage
+    statuses in order, `claims` the source's claims CSV, `tables` the papers' world tables (CSV),
+    `artefacts` the coverage matrices' files this run built (only those are linked); see
+    `itmbench.report.index`."""
     out_html = Path(out_html)
-    text = index_html(out_html.parent, reports, claims, tables, artefacts, source=source, title=title)
+    text = index_html(out_html.parent, reports, papers, statuses, claims, tables, artefacts, source=source, title=title)
     write_text(out_html, text)
