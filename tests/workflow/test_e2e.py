@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,11 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
+from workflow_helpers import REPO, TINY, copy_workflow, failure, planned_jobs, snakemake
+
+from itmbench.papers.coverage import is_released_path, load_coverage
+from itmbench.papers.registry import PAPERS
+from itmbench.report.index import DIFFERENCES_NOTE
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +65,50 @@ def test_dag_builds_each_papers_world_tables_figures_and_report(run_dir):
     pretrained = table2[(table2["row"] == "CLIP") & (table2["column"] == "I2T")].iloc[0]
     assert pretrained["model"] == "clip" and pretrained["published"] == 75.83  # the model the fine-tunes start from
     assert (table2["status"] == "not_regenerated").any()  # printed models the world has no counterpart for
+
+
+@pytest.mark.slow
+def test_every_regenerated_item_of_the_coverage_exists_after_the_run(run_dir):
+    """A world item's files are built; a released item's only when the run had a mirror (this one has none)."""
+    had_mirror = bool(TINY.get("mirror"))
+    checked = 0
+    for paper in PAPERS:
+        for item in load_coverage(paper):
+            for path in item.paths("world") if item.regenerated else ():
+                built = (run_dir / path).is_file() and (run_dir / path).stat().st_size > 0
+                expected = had_mirror if is_released_path(path) else True
+                assert built == expected, (paper, item.item, path)
+                checked += 1
+    assert checked > 0
+
+
+def _index_section(html: str, paper: str) -> str:
+    return html.split(f'<section id="{paper}">', 1)[1].split("</section>", 1)[0]
+
+
+@pytest.mark.slow
+def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_resolve(run_dir):
+    html = (run_dir / "reports/index.html").read_text()
+    for paper in PAPERS:
+        assert f'<section id="{paper}">' in html, paper
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    for href in hrefs:
+        if href.startswith("#"):
+            assert f'id="{href[1:]}"' in html, href
+        else:
+            assert (run_dir / "reports" / href).resolve().is_file(), href
+    for paper in PAPERS:  # every file of a world item is linked
+        for item in load_coverage(paper):
+            for path in item.paths("world", released=False) if item.regenerated else ():
+                assert f"../{path}" in hrefs, (paper, item.item, path)
+    claims = pd.read_csv(run_dir / "results/world/tables/claims/claims.csv")
+    for paper, part in claims.groupby("paper"):
+        holds = part["holds"].map({True: "holds", False: "does not hold", "True": "holds", "False": "does not hold"})
+        n = holds.fillna("undecided").value_counts()
+        text = ", ".join(f"{v} {n.get(v, 0)}" for v in ("holds", "does not hold", "undecided"))
+        assert f"checked on the world results: {text}." in _index_section(html, paper), paper
+    assert html.count(DIFFERENCES_NOTE) == len(PAPERS)
+    assert "<th>difference</th>" in html  # the world tables have cells beside published numbers
 
 
 @pytest.mark.slow

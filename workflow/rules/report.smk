@@ -3,9 +3,11 @@
 
 rule index:
     input:
-        get_reports,
+        unpack(get_index_inputs),
     output:
         "reports/index.html",
+    params:
+        source=SOURCE,
     threads: 1
     resources:
         mem_mb=500,
@@ -16,7 +18,8 @@ rule index:
     conda:
         ENV
     shell:
-        "itmbench index {input} --out {output} > {log} 2>&1"
+        "itmbench index {input.reports} --claims {input.claims} --tables {input.tables} "
+        "--artefacts {input.artefacts} --source {params.source} --out {output} > {log} 2>&1"
 
 
 rule table_benchmark:

@@ -69,14 +69,24 @@ def cmd_notebook(args: argparse.Namespace) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> None:
-    """reports/index.html linking every report."""
+    """reports/index.html: every report, and per paper its claims, largest differences and coverage."""
     from itmbench.errors import InputError
+    from itmbench.papers.coverage import STATUSES, index_entries
     from itmbench.report.render import write_index
 
     missing = [r for r in args.reports if not Path(r).is_file()]
     if missing:
         raise InputError(f"index: reports {missing} are not files; expected the HTML reports the index links")
-    write_index(args.out, args.reports)
+    write_index(
+        args.out,
+        args.reports,
+        papers=index_entries(args.source),
+        statuses=STATUSES,
+        claims=args.claims,
+        tables=args.tables,
+        artefacts=args.artefacts,
+        source=args.source,
+    )
 
 
 def cmd_claims(args: argparse.Namespace) -> None:
@@ -157,3 +167,16 @@ def add_commands(add, sub) -> None:
     sp = add("index", cmd_index, "write reports/index.html")
     sp.add_argument("reports", nargs="+")
     sp.add_argument("--out", required=True)
+    sp.add_argument(
+        "--claims", default=None, help="the source's claims table (results/<source>/tables/claims/claims.csv)"
+    )
+    sp.add_argument(
+        "--tables",
+        nargs="*",
+        default=[],
+        help="the papers' world tables (results/<source>/tables/<paper>/table<N>.csv)",
+    )
+    sp.add_argument(
+        "--artefacts", nargs="*", default=[], help="files of the papers' coverage matrices this run built (linked)"
+    )
+    sp.add_argument("--source", default="world", help="the source the run regenerates ({source} in coverage.csv)")

@@ -1,15 +1,16 @@
-"""Reports: papermill-executed notebooks rendered to HTML, and the index that links them."""
+"""Reports: papermill-executed notebooks rendered to HTML, and the index that links them (`report.index`)."""
 
 from __future__ import annotations
 
 import contextlib
-import html
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from itmbench.io import write_text
+from itmbench.report.index import PaperEntry, index_html
 
 
 def private_socket_kernel_manager(sockets: Path) -> type:
@@ -70,26 +71,24 @@ def run_notebook(
     write_text(out_html, body)
 
 
-def write_index(out_html: str | Path, reports: list[str | Path], title: str = "itmbench reports") -> None:
-    """reports/index.html: one link per report, relative to the index, grouped by source folder."""
+def write_index(
+    out_html: str | Path,
+    reports: Sequence[str | os.PathLike],
+    *,
+    papers: Sequence[PaperEntry] = (),
+    statuses: Sequence[str] = (),
+    claims: str | os.PathLike | None = None,
+    tables: Iterable[str | os.PathLike] = (),
+    artefacts: Iterable[str | os.PathLike] = (),
+    source: str = "world",
+    title: str = "itmbench reports",
+) -> None:
+    """reports/index.html: every report, and per paper its claims, largest differences and coverage matrix.
+
+    `papers` are the sections (``itmbench.papers.coverage.index_entries``), `statuses` the coverage
+    statuses in order, `claims` the source's claims CSV, `tables` the papers' world tables (CSV),
+    `artefacts` the coverage matrices' files this run built (only those are linked); see
+    `itmbench.report.index`."""
     out_html = Path(out_html)
-    base = out_html.parent.resolve()
-    groups: dict[str, list[Path]] = {}
-    for r in sorted(Path(p) for p in reports):
-        groups.setdefault(r.parent.name, []).append(r)
-    parts = [
-        "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:48em;margin:2em auto}li{margin:.3em 0}</style>",
-        "</head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-    ]
-    for source, paths in groups.items():
-        parts.append(f"<h2>source: {html.escape(source)}</h2><ul>")
-        for p in paths:
-            rel = os.path.relpath(p.resolve(), base)
-            parts.append(f'<li><a href="{html.escape(rel)}">{html.escape(p.stem)}</a></li>')
-        parts.append("</ul>")
-    parts.append("</body></html>")
-    write_text(out_html, "\n".join(parts) + "\n")
+    text = index_html(out_html.parent, reports, papers, statuses, claims, tables, artefacts, source=source, title=title)
+    write_text(out_html, text)
