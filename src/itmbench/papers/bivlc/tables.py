@@ -31,6 +31,13 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
+from itmbench.papers.bivlc.detectors import (
+    DETECTOR_THRESHOLD,
+    detection_accuracy_flags,
+    detector_comparisons,
+    pair_rows,
+    sugarcrepe_detector_correct,
+)
 from itmbench.papers.bivlc.released import COMPARISONS
 from itmbench.papers.published import load_published
 from itmbench.papers.tables import compare, write_comparison
@@ -201,16 +208,136 @@ def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95) -> 
     return compare(released_long_table(mirror, confidence), "bivlc")
 
 
+# --- Table 5 and Section 5.3 from the released detector outputs and GPT-4V's answers ---------------
+
+# released-registry key suffix of a detector -> row name in the paper
+DETECTOR_ROWS: dict[str, str] = {"baseline": "CLIP_Det", "trohn_img": "CLIP_TROHN-Img/Det"}
+# detector metric -> Table 5 column as printed
+TABLE5_COLUMNS: dict[str, str] = {
+    "text_detection": "Text detection acc",
+    "img_detection": "Img detection acc",
+    "i2t": "I2T",
+    "t2i": "T2I",
+    "group": "Group",
+}
+SECTION53 = "Section 5.3"
+STATE_OF_THE_ART = "SugarCrepe state of the art"
+DETECTOR_ACCURACY = "SugarCrepe detector accuracy"
+
+
+def _cell(table: str, block: str, row: str, column: str, accuracy: Accuracy) -> tuple[Any, ...]:
+    """One long-table record of a percentage with its Wilson interval."""
+    lo, hi = accuracy.ci_percent
+    return (table, block, row, column, accuracy.percent, lo, hi, accuracy.n)
+
+
+def detector_long(
+    bivlc: Mapping[str, pd.DataFrame],
+    sugarcrepe: Mapping[str, pd.DataFrame],
+    confidence: float = 0.95,
+    threshold: float = DETECTOR_THRESHOLD,
+) -> pd.DataFrame:
+    """Table 5 (BiVLC detection accuracies, detector-based I2T/T2I/Group) and the detectors' SugarCrepe accuracy.
+
+    `bivlc` and `sugarcrepe` map a printed row (CLIP_Det, ...) to its released detector outputs
+    (`read_detector_results`); Wilson intervals on every accuracy.
+    """
+    records: list[tuple[Any, ...]] = []
+    for row, frame in bivlc.items():
+        pairs = pair_rows(frame, f"BiVLC detector results of {row}", images=True)
+        flags = detection_accuracy_flags(pairs, threshold)
+        scores = detector_comparisons(pairs, threshold)
+        flags.update(i2t=scores.i2t, t2i=scores.t2i, group=scores.group)
+        for name, column in TABLE5_COLUMNS.items():
+            records.append(_cell("Table 5", "", row, column, accuracy_from_correct(flags[name], confidence)))
+    for row, frame in sugarcrepe.items():
+        pairs = pair_rows(frame, f"SugarCrepe detector results of {row}", images=False)
+        correct = sugarcrepe_detector_correct(pairs)
+        records.append(
+            _cell(SECTION53, DETECTOR_ACCURACY, row, "SugarCrepe", accuracy_from_correct(correct, confidence))
+        )
+    frame = pd.DataFrame.from_records(records, columns=list(LONG_COLUMNS))
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def gpt4v_long(gpt4v: pd.DataFrame) -> pd.DataFrame:
+    """GPT-4V's SugarCrepe cell of Section 5.3 (the mean of its two answer orders, bootstrap interval) from the
+    figure data (`itmbench.papers.bivlc.figures.gpt4v_figure_data`); n is the number of instances."""
+    from itmbench.papers.predictions import MEAN_OF_ORDERS
+
+    overall = gpt4v[gpt4v["subset"] == "all"]
+    mean = overall[overall["order"] == MEAN_OF_ORDERS]
+    if mean.empty:
+        raise ValueError("GPT-4V figure data has no overall mean of orders; expected both answer orders")
+    n = int(overall.loc[overall["order"] != MEAN_OF_ORDERS, "n"].max())
+    record = (SECTION53, STATE_OF_THE_ART, "GPT-4V", "SugarCrepe", *mean[["accuracy", "lo", "hi"]].iloc[0], n)
+    frame = pd.DataFrame.from_records([record], columns=list(LONG_COLUMNS))
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def load_detector_results(mirror: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """({row: BiVLC detector outputs}, {row: SugarCrepe detector outputs}) of the two released detectors."""
+    from itmbench.sources.released import load_released
+
+    bivlc = {row: load_released(f"bivlc_detector_bivlc_{key}", mirror) for key, row in DETECTOR_ROWS.items()}
+    sugarcrepe = {row: load_released(f"bivlc_detector_sugarcrepe_{key}", mirror) for key, row in DETECTOR_ROWS.items()}
+    return bivlc, sugarcrepe
+
+
+def detector_comparison(mirror: str | os.PathLike, gpt4v: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Table 5 and Section 5.3 regenerated from the released files, beside every printed cell of them.
+
+    Cells the released files cannot give (the Random row; VQAScore-XXL and CapPa) are kept as
+    ``not_regenerated``; the others are ``match`` or ``differs``.
+    """
+    detectors = detector_long(*load_detector_results(mirror), confidence)
+    table5 = detectors["table"] == "Table 5"
+    # Section 5.3 in the text's order: the state of the art (GPT-4V), then the detectors on SugarCrepe
+    long = pd.concat([detectors[table5], gpt4v_long(gpt4v), detectors[~table5]], ignore_index=True)
+    return compare(long, "bivlc", keep_unregenerated=True, tables=("Table 5", SECTION53))
+
+
+TABLE5_CAPTION = (
+    "Detector outputs: the released per-row probabilities of synthetic (src/Detectors/results), called "
+    f"synthetic above {DETECTOR_THRESHOLD:g} as the released code's rounding does; I2T, T2I and Group by the "
+    "paper's detector procedure (papers/bivlc/detectors.py). Intervals: Wilson 95%."
+)
+SECTION53_CAPTION = (
+    "GPT-4V: the mean of its two answer orders' accuracies over the released answers (interval: bootstrap over "
+    "instances); the detectors: caption+ judged less synthetic than caption- (Wilson 95%). VQAScore-XXL and CapPa "
+    "released no per-instance answers."
+)
+
+
 def write_released_tables(
-    mirror: str | os.PathLike, out_dir: str | os.PathLike, confidence: float = 0.95
+    mirror: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    confidence: float = 0.95,
+    gpt4v: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write one comparison table per BiVLC table (table2/3/4_released.{csv,md,tex}); return the paths."""
+    """Write one comparison table per BiVLC table from the released files; return the paths.
+
+    table2/3/4_released (the four models' per-instance results), table5_released (the detectors) and
+    section5_3_released (GPT-4V and the detectors on SugarCrepe: `gpt4v` is the GPT-4V figure data,
+    computed from the mirror when None).
+    """
     compared = released_comparison(mirror, confidence)
     paths: list[Path] = []
     for table, part in compared.groupby("table", sort=False):
         number = str(table).split()[-1]
         title = f"BiVLC {table}: rows regenerated from the released per-instance results vs published"
         paths += write_comparison(part, Path(out_dir) / f"table{number}_released", title)
+    if gpt4v is None:
+        from itmbench.papers.bivlc.figures import gpt4v_figure_data
+
+        gpt4v = gpt4v_figure_data(mirror)
+    detectors = detector_comparison(mirror, gpt4v, confidence)
+    table5 = detectors[detectors["table"] == "Table 5"]
+    title = "BiVLC Table 5: the synthetic-vs-natural detectors regenerated from their released outputs vs published"
+    paths += write_comparison(table5, Path(out_dir) / "table5_released", title, caption=TABLE5_CAPTION)
+    section = detectors[detectors["table"] == SECTION53]
+    title = "BiVLC Section 5.3: SugarCrepe numbers quoted in the text, regenerated from released files vs published"
+    paths += write_comparison(section, Path(out_dir) / "section5_3_released", title, caption=SECTION53_CAPTION)
     return paths
 
 
