@@ -71,6 +71,7 @@ INPUTS: dict[str, list[str]] = {
     "dvc-metrics": ["--root", "{in}"],
     "world-paper-tables": ["{in}", "--paper", "bivlc", "--out-dir", "{out}"],
     "world-paper-figures": ["{in}", "--paper", "cxc", "--out-dir", "{out}"],
+    "trohn-text-table": ["{in}", "--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

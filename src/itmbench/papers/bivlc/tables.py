@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import InputError
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
 from itmbench.papers.bivlc.detectors import (
     DETECTOR_THRESHOLD,
@@ -372,3 +373,139 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
     return {
         "Table 2": "Random = the world's random-embedding model.",
     }
+
+
+# --- Table 6 (TROHN-Text statistics) from the world's TROHN-Text trainer ----------------------------
+
+TABLE6 = "Table 6"
+# SugarCrepe's subtypes in Table 6's printed order
+TABLE6_SUBSETS: tuple[str, ...] = (
+    "replace_obj",
+    "replace_att",
+    "replace_rel",
+    "swap_obj",
+    "swap_att",
+    "add_obj",
+    "add_att",
+)
+TABLE6_TOTAL = "TOTAL"
+INSTANCES_ROW = "# instances"
+SHARE_ROW = "share of instances (%)"
+TROHN_TEXT_TRAINER = "negclip"
+TABLE6_CAPTION = (
+    "An instance is a train caption with its image and one hard-negative caption (the paper's: one image and "
+    "two captions). World: the hard negatives the TROHN-Text trainer (negclip) made and trained on, counted from "
+    "its training summary (history.json): one SugarCrepe-style edit per train caption where one false of the "
+    "image exists (train.hard_negatives_per_sample), subtypes tried in a random order; the paper's LLM wrote one "
+    "per subtype for each COCO caption and kept those that follow the template. The share row (Wilson intervals) "
+    "compares the mix of subtypes; its published values are the printed counts over the printed TOTAL (not printed)."
+)
+
+
+def table6_column(subset: str) -> str:
+    """A subtype's Table 6 column: 'replace_obj' -> 'Replace Obj'."""
+    return " ".join(word.capitalize() for word in subset.split("_"))
+
+
+def trohn_text_counts(summary: Any, source: str) -> tuple[str, dict[str, int]]:
+    """(model, hard negatives per subtype) of a TROHN-Text (negclip) trainer's summary (its history.json).
+
+    The world's trainer records them as ``samples.by_subset``, the COCO source's as ``samples.negatives``.
+    """
+    if not isinstance(summary, Mapping) or summary.get("trainer") != TROHN_TEXT_TRAINER:
+        got = summary.get("trainer") if isinstance(summary, Mapping) else type(summary).__name__
+        raise InputError(
+            f"{source}: key trainer: expected the training summary of a {TROHN_TEXT_TRAINER} model, got {got!r}"
+        )
+    samples = summary.get("samples")
+    counts = samples.get("by_subset", samples.get("negatives")) if isinstance(samples, Mapping) else None
+    if not isinstance(counts, Mapping):
+        raise InputError(
+            f"{source}: key samples.by_subset: expected the hard negatives counted by subtype, got {counts!r}"
+        )
+    out: dict[str, int] = {}
+    for subset, count in counts.items():
+        if subset not in TABLE6_SUBSETS:
+            raise InputError(
+                f"{source}: key samples.by_subset.{subset}: expected a subtype among {', '.join(TABLE6_SUBSETS)}"
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InputError(f"{source}: key samples.by_subset.{subset}: expected a count >= 0, got {count!r}")
+        out[subset] = count
+    if not sum(out.values()):
+        raise InputError(f"{source}: key samples.by_subset: no hard negative at all; expected the trainer's TROHN-Text")
+    return str(summary.get("model", Path(source).parent.name)), {s: out.get(s, 0) for s in TABLE6_SUBSETS}
+
+
+def table6_long(counts_by_model: Mapping[str, Mapping[str, int]], confidence: float = 0.95) -> pd.DataFrame:
+    """Table 6 cells of each model's TROHN-Text: instances per subtype and in total, and each subtype's share (%).
+
+    One model fills the printed rows; several each get a block named after the model.
+    """
+    records: list[tuple[Any, ...]] = []
+    for model, counts in counts_by_model.items():
+        block = "" if len(counts_by_model) == 1 else model
+        total = int(sum(counts[s] for s in TABLE6_SUBSETS))
+        nan = float("nan")
+        for subset in TABLE6_SUBSETS:
+            records.append(
+                (TABLE6, block, INSTANCES_ROW, table6_column(subset), float(counts[subset]), nan, nan, total, model)
+            )
+        records.append((TABLE6, block, INSTANCES_ROW, TABLE6_TOTAL, float(total), nan, nan, total, model))
+        for subset in TABLE6_SUBSETS:
+            share = _cell(TABLE6, block, SHARE_ROW, table6_column(subset), _share(counts[subset], total, confidence))
+            records.append((*share, model))
+    frame = pd.DataFrame.from_records(records, columns=[*LONG_COLUMNS, "model"])
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def _share(count: int, total: int, confidence: float) -> Accuracy:
+    """A subtype's share of the instances as a proportion with its Wilson interval."""
+    return accuracy_from_correct(np.r_[np.ones(count, bool), np.zeros(total - count, bool)], confidence)
+
+
+def table6_published() -> pd.DataFrame:
+    """BiVLC's transcription plus Table 6's share row, derived from the printed counts (the paper prints none)."""
+    pub = load_published("bivlc")
+    printed = pub[(pub["table"] == TABLE6) & (pub["row"] == INSTANCES_ROW)].set_index("column")["value"]
+    total = float(printed[TABLE6_TOTAL])
+    derived = pd.DataFrame(
+        {
+            "table": TABLE6,
+            "block": "",
+            "row": SHARE_ROW,
+            "column": [table6_column(s) for s in TABLE6_SUBSETS],
+            "value": [100 * float(printed[table6_column(s)]) / total for s in TABLE6_SUBSETS],
+            "decimals": 2,
+            "note": "not printed: the printed count over the printed TOTAL",
+        }
+    )
+    return pd.concat([pub, derived], ignore_index=True)
+
+
+def trohn_text_comparison(histories: Iterable[str | os.PathLike], confidence: float = 0.95) -> pd.DataFrame:
+    """Table 6 from TROHN-Text trainers' summaries beside the printed counts (compared, never flagged)."""
+    from itmbench.io import read_json
+
+    counts: dict[str, dict[str, int]] = {}
+    for path in histories:
+        model, by_subset = trohn_text_counts(read_json(path), str(path))
+        if model in counts:
+            raise InputError(f"{path}: key model: {model!r} again; expected one training summary per model")
+        counts[model] = by_subset
+    if not counts:
+        raise InputError("Table 6: no training summary given; expected a TROHN-Text (negclip) model's history.json")
+    long = table6_long(counts, confidence)
+    return compare(long, "bivlc", table6_published(), expect_equal=False, keep_unregenerated=True, tables=(TABLE6,))
+
+
+def write_trohn_text_table(
+    histories: Iterable[str | os.PathLike], prefix: str | os.PathLike, confidence: float = 0.95
+) -> list[Path]:
+    """Write Table 6 (prefix.csv, .md, .tex) from TROHN-Text trainers' summaries, beside the printed counts."""
+    from itmbench.papers.world import WORLD_CAPTION
+
+    compared = trohn_text_comparison(histories, confidence)
+    title = "BiVLC Table 6: TROHN-Text statistics, the world's TROHN-Text beside the published counts"
+    caption = f"{WORLD_CAPTION} {TABLE6_CAPTION}"
+    return write_comparison(compared, prefix, title, row_header="statistic", caption=caption)
