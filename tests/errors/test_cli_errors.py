@@ -71,6 +71,7 @@ INPUTS: dict[str, list[str]] = {
     "dvc-metrics": ["--root", "{in}"],
     "world-paper-tables": ["{in}", "--paper", "bivlc", "--out-dir", "{out}"],
     "world-paper-figures": ["{in}", "--paper", "cxc", "--out-dir", "{out}"],
+    "trohn-text-table": ["{in}", "--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],
@@ -173,7 +174,7 @@ def _fill(argv: list[str], value: str, out: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> dict[str, Path]:
     """Valid small inputs: a world, its retrieval benchmark, embeddings, per-query ranks, a metrics file, a
-    report, a TROHN-Text shard, and a file (`afile`) for output paths under a file."""
+    report, a TROHN-Text shard, a TROHN-Text training summary, and a file (`afile`) for output paths under a file."""
     root = tmp_path_factory.mktemp("tiny")
     world = generate_world(make_config(WorldConfig, TINY_WORLD))
     write_world(world, root / "items")
@@ -198,6 +199,8 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
         | {"negative_caption": ["a", "b"], "follows_template": [True, True]}
     )
     write_parquet(root / "shard.parquet", shard)
+    history = {"model": "m", "trainer": "negclip", "samples": {"by_subset": {"replace_obj": 2, "add_att": 1}}}
+    (root / "history.json").write_text(json.dumps(history), encoding="utf-8")  # a TROHN-Text training summary
     (root / "afile").write_text("a file where a folder should be\n", encoding="utf-8")
     return root
 
@@ -260,6 +263,7 @@ OUTPUT_CASES = {
     + ["--title", "t"],
     "index": ["{tiny}/report.html", "--out", "{afile}/index.html"],
     "coco-merge-negatives": ["{tiny}/shard.parquet", "--out", "{afile}/n.parquet", "--summary-csv", "{afile}/s.csv"],
+    "trohn-text-table": ["{tiny}/history.json", "--out-csv", "{afile}/table6.csv"],
 }
 
 

@@ -79,3 +79,27 @@ rule claims_paper:
     shell:
         "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
         "--paper {wildcards.bench} --out-csv {output.csv} > {log} 2>&1"
+
+
+if TROHN_TEXT_MODELS:
+
+    rule world_trohn_text_table:
+        input:
+            get_trohn_text_histories(),
+        output:
+            csv=f"{RESULTS}/tables/bivlc/table6.csv",
+            md=f"{RESULTS}/tables/bivlc/table6.md",
+            tex=f"{RESULTS}/tables/bivlc/table6.tex",
+        params:
+            confidence=config["score"]["confidence"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/tables/trohn_text.log",
+        benchmark:
+            "benchmarks/rules/tables/trohn_text.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"

@@ -47,7 +47,11 @@ rule released_paper_tables:
     input:
         get_paper_table_inputs,
     output:
-        bivlc=expand("results/released/tables/bivlc/table{n}_released.{ext}", n=(2, 3, 4), ext=("csv", "md", "tex")),
+        bivlc=expand(
+            "results/released/tables/bivlc/{stem}_released.{ext}",
+            stem=("table2", "table3", "table4", "table5", "section5_3"),
+            ext=("csv", "md", "tex"),
+        ),
         eccv=expand("results/released/tables/eccv/table5.{ext}", ext=("csv", "md", "tex")),
         figure=expand("results/released/figures/bivlc/gpt4v_sugarcrepe.{ext}", ext=("png", "pdf")),
         claims=expand("results/released/tables/claims/claims.{ext}", ext=("csv", "md")),

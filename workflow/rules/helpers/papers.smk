@@ -68,3 +68,12 @@ def get_bench_world_figures(wildcards):
 def get_bench_claims(wildcards):
     """A paper's claims checked on the source's metrics, for its report (none for a paper without claims)."""
     return f"{RESULTS}/tables/claims/{wildcards.bench}.md" if wildcards.bench in CLAIM_ORDER else []
+
+
+# The models trained on TROHN-Text (trainer negclip): BiVLC's Table 6 counts their hard negatives.
+TROHN_TEXT_MODELS = sorted(m for m in TRAINED if MODEL_SPECS[m].get("trainer") == "negclip")
+
+
+def get_trohn_text_histories():
+    """The training summaries (history.json) of the TROHN-Text models, which count their hard negatives."""
+    return [f"{RESULTS}/models/{m}/history.json" for m in TROHN_TEXT_MODELS]
