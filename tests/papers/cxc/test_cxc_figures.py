@@ -236,8 +236,9 @@ def test_released_figures_draw_from_their_tables_byte_identically(released_table
         assert [p.suffix for p in first] == [".png", ".pdf"]
         for p, q in zip(first, second):
             assert p.read_bytes() == q.read_bytes() and p.stat().st_size > 5000
-        test = write_data_figure(figure, data, tmp_path / "c" / f"{figure}.png", "released files", "test")
-        assert test[0].read_bytes() != first[0].read_bytes()  # the split is drawn, not fixed
+        if figure == "figure3":
+            test = write_data_figure(figure, data, tmp_path / "c" / f"{figure}.png", "released files", "test")
+            assert test[0].read_bytes() != first[0].read_bytes()  # the split is drawn, not fixed
     with pytest.raises(InputError, match="no rows of split 'train'"):
         write_data_figure("figure3", released_tables["dir"] / "figure3.csv", tmp_path / "d.png", "released", "train")
 
