@@ -72,6 +72,11 @@ INPUTS: dict[str, list[str]] = {
     "world-paper-tables": ["{in}", "--paper", "bivlc", "--out-dir", "{out}"],
     "world-paper-figures": ["{in}", "--paper", "cxc", "--out-dir", "{out}"],
     "trohn-text-table": ["{in}", "--out-csv", "{out}.csv"],
+    "cxc-figure-data": ["--figure", "figure3", "--raw", "{in}", "--out-csv", "{out}.csv"],
+    "cxc-encoder-sts": ["--scores", "{in}", "--out-points", "{out}.points.csv", "--out-csv", "{out}.csv"],
+    "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
+    "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
+    + ["--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

@@ -51,6 +51,7 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
+    cxc_data_figure="figure3|figure4",  # CxC figures computed from the rated pairs (Figure 5: cxc_encoder_sts)
 
 
 def section_json(name):
@@ -235,6 +236,11 @@ def get_mirror_flag(wildcards):
 
 def get_statistics_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS[wildcards.paper]]
+
+
+def get_cxc_released_inputs(wildcards):
+    """CxC's six released rating files (its statistics' inputs)."""
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
 
 
 def get_paper_table_inputs(wildcards):

@@ -19,14 +19,26 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from itmbench.cli import coco, diff, models, negatives, predictions, released, report, score, share, world
+from itmbench.cli import (
+    coco,
+    diff,
+    models,
+    negatives,
+    paper_figures,
+    predictions,
+    released,
+    report,
+    score,
+    share,
+    world,
+)
 from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
 from itmbench.io import removing_temps_on_signals
 
 log = logging.getLogger("itmbench")
 
 # The stage modules, in the order their subcommands are listed.
-STAGES = (world, models, score, report, released, share, predictions, negatives, diff)
+STAGES = (world, models, score, report, paper_figures, released, share, predictions, negatives, diff)
 
 
 def build_parser() -> argparse.ArgumentParser:

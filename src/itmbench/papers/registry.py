@@ -191,6 +191,11 @@ class Paper:
     world_figures: tuple[str, ...] = ()
     row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
     has_statistics: bool = False  # dataset statistics regenerated from its released files (`statistics`)
+    # Figures drawn from files computed from its rated data and scores, not from metrics (figures/<paper>/<stem>.png
+    # of the source, and of results/released where the released files allow), and the tables of that kind its
+    # report shows (tables/<paper>/<stem>.md): the workflow lists those a rule of the run writes.
+    data_figures: tuple[str, ...] = ()
+    data_tables: tuple[str, ...] = ()
 
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
@@ -230,6 +235,8 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
         ("recall",),
         has_statistics=True,
+        data_figures=("figure3", "figure4", "figure5"),
+        data_tables=("table1", "figure5"),
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
     "sugarcrepe": Paper("sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",)),
