@@ -51,6 +51,7 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
+    caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
 
 
 def section_json(name):
@@ -69,6 +70,10 @@ def get_train_params(wildcards):
 
 def get_score_params(wildcards):
     return section_json("score")
+
+
+def get_bison_caption_metrics_params(wildcards):
+    return section_json("bison_caption_metrics")
 
 
 def get_model_spec(wildcards):
