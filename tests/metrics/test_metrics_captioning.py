@@ -11,7 +11,6 @@ from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 
 from itmbench.errors import InputError
-from itmbench.metrics import captioning
 from itmbench.metrics.captioning import caption_metric_scores, java_available, ptb_tokenize
 
 NEEDS_JAVA = pytest.mark.skipif(not java_available(), reason="METEOR and PTBTokenizer run in Java: no `java` on PATH")
@@ -75,8 +74,11 @@ def test_meteor_is_pycocoevalcaps_own() -> None:
     assert 0.0 < ours[2] < ours[0] < 1.0 and ours[3] > 0.9  # an exact match scores near 1
 
 
-def test_meteor_without_java_says_what_to_install(monkeypatch) -> None:
-    monkeypatch.setattr(captioning.shutil, "which", lambda name: None)
+def test_without_java_bleu_and_cider_run_and_meteor_says_what_to_install(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java (nor anything else) on PATH
+    assert not java_available()
+    for metric in ("bleu4", "cider_d"):  # pure Python in pycocoevalcap
+        np.testing.assert_array_equal(caption_metric_scores(metric, CANDIDATES, REFERENCES), _library(metric))
     with pytest.raises(InputError, match="default-jre-headless"):
         caption_metric_scores("meteor", ["a cat"], [["a cat"]])
 

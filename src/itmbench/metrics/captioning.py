@@ -43,7 +43,6 @@ if TYPE_CHECKING:  # numpy loads when scores are computed: the CLI's parser impo
 
 METRICS: tuple[str, ...] = ("bleu4", "cider_d", "meteor")
 METRIC_NAMES: dict[str, str] = {"bleu4": "BLEU-4", "cider_d": "CIDEr-D", "meteor": "METEOR"}
-NEEDS_JAVA = frozenset({"meteor"})
 NOT_POSSIBLE: dict[str, str] = {
     "spice": "pycocoevalcap's SPICE downloads Stanford CoreNLP 3.6.0 and its models from the Stanford NLP "
     "site on first use; no PyPI or Debian package ships them, and no other host can be reached here",
