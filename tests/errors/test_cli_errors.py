@@ -61,6 +61,8 @@ INPUTS: dict[str, list[str]] = {
     "train-ffnn": ["--model", "m", "--spec", SPEC_FFNN, "--train-bench", "{in}", "--dev-bench", "{in}"]
     + ["--features", "{in}", "--out", "{out}", "--history", "{out}.json"],
     "score-benchmark": ["--name", "mcic", "--bench", "{in}", "--embeddings", "{in}", "--out", "{out}.parquet"],
+    "bison-caption-metric": ["--metric", "bleu4", "--bench", "{in}", "--captions", "{in}", "--config", "{}"]
+    + ["--score", "{}", "--out", "{out}.parquet", "--metrics", "{out}.json"],
     "metrics-benchmark": ["--name", "bivlc", "--scores", "{in}", "--model", "m", "--config", "{}"]
     + ["--out", "{out}.json"],
     "score-pairs": ["--name", "bison", "--bench", "{in}", "--model", "m", "--spec", SPEC_COCA, "--items", "{in}"]

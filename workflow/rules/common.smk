@@ -52,6 +52,7 @@ wildcard_constraints:
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
     cxc_data_figure="figure3|figure4",  # CxC figures computed from the rated pairs (Figure 5: cxc_encoder_sts)
+    caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
 
 
 def section_json(name):
@@ -70,6 +71,10 @@ def get_train_params(wildcards):
 
 def get_score_params(wildcards):
     return section_json("score")
+
+
+def get_bison_caption_metrics_params(wildcards):
+    return section_json("bison_caption_metrics")
 
 
 def get_model_spec(wildcards):

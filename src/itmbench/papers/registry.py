@@ -196,6 +196,10 @@ class Paper:
     # report shows (tables/<paper>/<stem>.md): the workflow lists those a rule of the run writes.
     data_figures: tuple[str, ...] = ()
     data_tables: tuple[str, ...] = ()
+    # params sections of scorers that are not models (BISON section 6's caption metrics), each run by its own
+    # rule: results/<source>/metrics/<section>/<name>.json for each name of the section's `metrics`, read
+    # by the paper's world tables
+    baselines: tuple[str, ...] = ()
 
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
@@ -207,8 +211,10 @@ PAPERS: dict[str, Paper] = {
         "bison",
         "BISON",
         ("bison", "retrieval"),
-        {"table1": "Table 1", "table3": "Table 3"},
+        {"table1": "Table 1", "table3": "Table 3", "section6": "Section 6"},
         ("accuracy",),
+        row_headers={"Section 6": "caption metric"},
+        baselines=("bison_caption_metrics",),
     ),
     "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",), has_statistics=True),
     "eccv": Paper(
@@ -241,6 +247,12 @@ PAPERS: dict[str, Paper] = {
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
     "sugarcrepe": Paper("sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",)),
 }
+
+
+def baseline_metrics_files(name: str, params: Mapping[str, Any], results: str) -> list[str]:
+    """The metrics files of a paper's baselines (`Paper.baselines`) under `results` (results/<source>), from
+    params whose baseline sections carry their `metrics` (defaults filled)."""
+    return [f"{results}/metrics/{s}/{m}.json" for s in paper(name).baselines for m in params[s]["metrics"]]
 
 
 def paper(name: str) -> Paper:

@@ -1,7 +1,7 @@
 # Input functions of the papers' tables and figures filled from the world (workflow/rules/papers.smk).
 
 from itmbench.papers.claims import CLAIM_ORDER
-from itmbench.papers.registry import PAPERS as PAPER_ENTRIES
+from itmbench.papers.registry import PAPERS as PAPER_ENTRIES, baseline_metrics_files
 from itmbench.papers.world import PAPER_BENCHMARKS, PAPER_TITLES, world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
 from snakemake.io import report as snakemake_report
@@ -10,8 +10,10 @@ WORLD_PAPERS = sorted(PAPER_BENCHMARKS)
 
 
 def get_world_paper_metrics(paper):
-    """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's)."""
-    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
+    """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's, and its
+    caption-metric baseline's)."""
+    models = [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
+    return models + baseline_metrics_files(paper, config, RESULTS)
 
 
 def get_world_figure_metrics(paper):
