@@ -85,6 +85,7 @@ INPUTS: dict[str, list[str]] = {
     "released-statistics": ["--paper", "bivlc", "--raw", "{in}", "--out-csv", "{out}.csv"],
     "released-paper-tables": ["--raw", "{in}", "--out-dir", "{out}"],
     "build-coco-benchmark": ["--name", "bison", "--raw", "{in}", "--items", "{in}", "--out", "{out}"],
+    "export-release": ["--world", "{in}", "--out", "{out}"],
     "share": ["--root", "{in}"],
     "pull": ["--root", "{in}"],
     "score-predictions": ["ranked", "i2t={in}", "--positives", "{in}"],

@@ -40,6 +40,7 @@ NOTEBOOKS = "workflow/notebooks"
 ENV = "../envs/itmbench.yaml"
 RAW = "data/raw"
 MIRROR = config.get("mirror") or ""
+REGISTRY = config.get("registry") or ""
 STATISTICS_PAPERS = sorted(STATISTICS_KEYS)
 RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items()}
 
@@ -237,6 +238,11 @@ def get_released_key(wildcards):
 
 def get_mirror_flag(wildcards):
     return f"--mirror {MIRROR}" if MIRROR else ""
+
+
+def get_registry_flag(wildcards):
+    """`--registry FILE` when a registry overlay declares the released files (a world release's md5s and counts)."""
+    return f"--registry {REGISTRY}" if REGISTRY else ""
 
 
 def get_statistics_inputs(wildcards):

@@ -8,6 +8,7 @@ rule fetch_released:
     params:
         key=get_released_key,
         mirror=get_mirror_flag,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=1000,
@@ -18,7 +19,7 @@ rule fetch_released:
     conda:
         ENV
     shell:
-        "itmbench fetch --key {params.key} --out {output} {params.mirror} > {log} 2>&1"
+        "itmbench fetch --key {params.key} --out {output} {params.mirror} {params.registry} > {log} 2>&1"
 
 
 rule released_statistics:
@@ -30,6 +31,7 @@ rule released_statistics:
         tex="results/released/tables/statistics/{paper}.tex",
     params:
         raw=RAW,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=3000,
@@ -40,7 +42,8 @@ rule released_statistics:
     conda:
         ENV
     shell:
-        "itmbench released-statistics --paper {wildcards.paper} --raw {params.raw} --out-csv {output.csv} > {log} 2>&1"
+        "itmbench released-statistics --paper {wildcards.paper} --raw {params.raw} --out-csv {output.csv} "
+        "{params.registry} > {log} 2>&1"
 
 
 rule released_cxc_figure_data:
@@ -105,6 +108,7 @@ rule released_paper_tables:
     params:
         raw=RAW,
         out=get_released_root,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=3000,
@@ -115,7 +119,7 @@ rule released_paper_tables:
     conda:
         ENV
     shell:
-        "itmbench released-paper-tables --raw {params.raw} --out-dir {params.out} > {log} 2>&1"
+        "itmbench released-paper-tables --raw {params.raw} --out-dir {params.out} {params.registry} > {log} 2>&1"
 
 
 rule report_released:

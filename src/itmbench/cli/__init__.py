@@ -34,6 +34,7 @@ from itmbench.cli import (
 )
 from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
 from itmbench.io import removing_temps_on_signals
+from itmbench.sources.released import registry_overlay
 
 log = logging.getLogger("itmbench")
 
@@ -68,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        with removing_temps_on_signals():  # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum
+        # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum; --registry: an overlay's declarations
+        with removing_temps_on_signals(), registry_overlay(getattr(args, "registry", None)):
             args.func(args)
     except Exception as err:  # noqa: BLE001 - every failure ends in one of the two documented ways
         message = input_error_message(err)
