@@ -67,6 +67,22 @@ def test_killed_run_resumes_to_the_same_model(trained, items_dir, tmp_path, kill
     assert (tmp_path / "m.pt").read_bytes() == (out / "model.pt").read_bytes()
 
 
+def test_a_run_killed_between_checkpoint_and_history_leaves_neither(trained, items_dir, tmp_path, kill_on_call):
+    """The checkpoint and its history appear together: killed after the checkpoint is written but before the
+    history, neither has its name, the resume state is kept, and the next run completes both."""
+    out, _ = trained
+    restore = kill_on_call(loop, "write_json", 1)
+    with pytest.raises(KeyboardInterrupt):
+        train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert not (tmp_path / "m.pt").exists() and not (tmp_path / "h.json").exists()
+    assert (tmp_path / ".resume.pt").exists()
+    assert [p.name for p in tmp_path.iterdir()] == [".resume.pt"]  # no temp file left either
+    restore()
+    train_contrastive(SPEC, CFG, items_dir, tmp_path / "m.pt", tmp_path / "h.json", torch.device("cpu"))
+    assert (tmp_path / "m.pt").read_bytes() == (out / "model.pt").read_bytes()
+    assert (tmp_path / "h.json").exists() and not (tmp_path / ".resume.pt").exists()
+
+
 def test_the_checkpoints_val_r1_reproduces_from_the_loaded_model(trained, items_dir):
     """validation_r1 (the old entry point) is the mean of i2t and t2i R@1, and the saved score reloads exactly."""
     out, _ = trained

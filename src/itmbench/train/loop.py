@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from itmbench.io import atomic_path, write_json
+from itmbench.io import atomic_path, output_set, write_json
 from itmbench.metrics.retrieval import recall_at_k
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec, autocast
@@ -416,31 +416,33 @@ def fit(
                 },
                 fh,
             )
-    # saved through a file object, torch names the archive inside "archive": the same training gives the
-    # same bytes (saved to a path, it would record the random name of the temp file)
-    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
-        torch.save(
-            {
-                "state_dict": state["best_state"],
-                "spec": asdict(spec),
-                "train": asdict(cfg),
-                "trainer": recipe.name,
-                "best_epoch": state.get("best_epoch"),
-                "val_r1": state["best_score"],
-                "val_tasks": list(recipe.tasks),
-            },
-            fh,
-        )
-    summary = {
-        "model": spec.name,
-        "trainer": recipe.name,
-        "best_epoch": state.get("best_epoch"),
-        "val_r1": state["best_score"],
-        "val_tasks": list(recipe.tasks),
-        "samples": source.stats(),
-        "build_seconds": build_seconds,
-        "history": state["history"],
-    }
-    write_json(history_path, summary)
+    # the checkpoint and its history appear together or not at all; the resume state goes only after both
+    with output_set(files=[out_path, history_path]):
+        # saved through a file object, torch names the archive inside "archive": the same training gives the
+        # same bytes (saved to a path, it would record the random name of the temp file)
+        with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
+            torch.save(
+                {
+                    "state_dict": state["best_state"],
+                    "spec": asdict(spec),
+                    "train": asdict(cfg),
+                    "trainer": recipe.name,
+                    "best_epoch": state.get("best_epoch"),
+                    "val_r1": state["best_score"],
+                    "val_tasks": list(recipe.tasks),
+                },
+                fh,
+            )
+        summary = {
+            "model": spec.name,
+            "trainer": recipe.name,
+            "best_epoch": state.get("best_epoch"),
+            "val_r1": state["best_score"],
+            "val_tasks": list(recipe.tasks),
+            "samples": source.stats(),
+            "build_seconds": build_seconds,
+            "history": state["history"],
+        }
+        write_json(history_path, summary)
     resume_path.unlink(missing_ok=True)
     return summary
