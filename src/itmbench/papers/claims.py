@@ -287,9 +287,10 @@ def evidence_rows(evidence: Mapping[str, Any], numbers: Numbers, prefix: str = "
 
 def explain(paper: str, claim_id: str, holds: Any, evidence: Mapping[str, Any] | str, reason: str = "") -> Explanation:
     """One claim's verdict and evidence (a claims table's record: the evidence as JSON or parsed) for a reader:
-    the claim's own explainer's sentence ending with the verdict ("CLIP's 75.00 (71.20–78.50) is above
-    VSE++'s 68.40 (64.30–72.30): holds.") and its table; an undecided claim gives its reason; a claim with
-    no explainer, the evidence's numbers one a row. Numbers at the paper's printed precision."""
+    the claim's own explainer's sentence ending with the verdict ("clip's T2I 75.00 (71.20–78.50) is above
+    vse's 60.40 (56.30–64.30) (test: intervals do not overlap; gain +14.60): holds.") and its table; an
+    undecided claim gives its reason; a claim with no explainer, the evidence's numbers one a row. Numbers
+    at the paper's printed precision."""
     verdict = holds_value(holds)
     data = json.loads(evidence) if isinstance(evidence, str) else evidence
     data = data if isinstance(data, Mapping) else {}
