@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +46,31 @@ def github_raw(mirror_dir: Path) -> Path:
     return mirror_dir / "raw.githubusercontent.com"
 
 
-@pytest.fixture(scope="session")
-def http_mirror(mirror_dir):
-    """The mirror served on 127.0.0.1 by a thread of this process; stopped after the tests."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(mirror_dir))
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """A folder served on 127.0.0.1 by a thread of this process (its base URL); stopped after the block."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def serve() -> Callable[[Path], contextlib.AbstractContextManager[str]]:
+    """serve(folder): a context manager serving the folder on 127.0.0.1 (its base URL), as a loopback mirror."""
+    return serve_folder
+
+
+@pytest.fixture(scope="session")
+def http_mirror(mirror_dir):
+    """The mirror served on 127.0.0.1 by a thread of this process; stopped after the tests."""
+    with serve_folder(mirror_dir) as url:
+        yield url
 
 
 @pytest.fixture

@@ -82,7 +82,15 @@ def test_the_coco_source_lists_its_own_models() -> None:
     }
     files = plan.metrics_files(params)
     assert "results/coco/metrics/retrieval/coca.json" in files
-    assert {Path(f).stem for f in files} == {"vit", "coca"}
+    models = [f for f in files if Path(f).parent.name != "bison_caption_metrics"]
+    assert {Path(f).stem for f in models} == {"vit", "coca"}
+    # BISON's caption-metric baseline is no model: one file per metric of its section (defaults: all three)
+    baseline = sorted(set(files) - set(models))
+    assert baseline == [f"results/coco/metrics/bison_caption_metrics/{m}.json" for m in ("bleu4", "cider_d", "meteor")]
+    params["bison_caption_metrics"] = {"metrics": ["cider_d"]}
+    assert [f for f in plan.metrics_files(params) if "caption" in f] == [
+        "results/coco/metrics/bison_caption_metrics/cider_d.json"
+    ]
 
 
 def test_rewrite_replaces_only_the_metrics_block() -> None:

@@ -15,7 +15,7 @@ from itmbench.negatives.filter_rates import FilterRateConfig
 from itmbench.negatives.llm_captions import LLMConfig
 from itmbench.negatives.recognizer import RecognizerConfig
 from itmbench.negatives.sdxl import SDXLConfig
-from itmbench.papers.bison.config import BisonConfig
+from itmbench.papers.bison.config import BisonCaptionMetricsConfig, BisonConfig
 from itmbench.papers.bivlc.coco import BivlcCocoConfig
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.cxc.coco import CxcCocoConfig
@@ -34,6 +34,7 @@ from itmbench.world.generate import WorldConfig
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = (
     BisonConfig,
+    BisonCaptionMetricsConfig,
     MCICConfig,
     EccvConfig,
     CxcConfig,

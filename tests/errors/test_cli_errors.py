@@ -61,6 +61,8 @@ INPUTS: dict[str, list[str]] = {
     "train-ffnn": ["--model", "m", "--spec", SPEC_FFNN, "--train-bench", "{in}", "--dev-bench", "{in}"]
     + ["--features", "{in}", "--out", "{out}", "--history", "{out}.json"],
     "score-benchmark": ["--name", "mcic", "--bench", "{in}", "--embeddings", "{in}", "--out", "{out}.parquet"],
+    "bison-caption-metric": ["--metric", "bleu4", "--bench", "{in}", "--captions", "{in}", "--config", "{}"]
+    + ["--score", "{}", "--out", "{out}.parquet", "--metrics", "{out}.json"],
     "metrics-benchmark": ["--name", "bivlc", "--scores", "{in}", "--model", "m", "--config", "{}"]
     + ["--out", "{out}.json"],
     "score-pairs": ["--name", "bison", "--bench", "{in}", "--model", "m", "--spec", SPEC_COCA, "--items", "{in}"]
@@ -71,12 +73,19 @@ INPUTS: dict[str, list[str]] = {
     "dvc-metrics": ["--root", "{in}"],
     "world-paper-tables": ["{in}", "--paper", "bivlc", "--out-dir", "{out}"],
     "world-paper-figures": ["{in}", "--paper", "cxc", "--out-dir", "{out}"],
+    "trohn-text-table": ["{in}", "--out-csv", "{out}.csv"],
+    "cxc-figure-data": ["--figure", "figure3", "--raw", "{in}", "--out-csv", "{out}.csv"],
+    "cxc-encoder-sts": ["--scores", "{in}", "--out-points", "{out}.points.csv", "--out-csv", "{out}.csv"],
+    "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
+    "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
+    + ["--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],
     "released-statistics": ["--paper", "bivlc", "--raw", "{in}", "--out-csv", "{out}.csv"],
     "released-paper-tables": ["--raw", "{in}", "--out-dir", "{out}"],
     "build-coco-benchmark": ["--name", "bison", "--raw", "{in}", "--items", "{in}", "--out", "{out}"],
+    "export-release": ["--world", "{in}", "--out", "{out}"],
     "share": ["--root", "{in}"],
     "pull": ["--root", "{in}"],
     "score-predictions": ["ranked", "i2t={in}", "--positives", "{in}"],
@@ -173,7 +182,7 @@ def _fill(argv: list[str], value: str, out: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> dict[str, Path]:
     """Valid small inputs: a world, its retrieval benchmark, embeddings, per-query ranks, a metrics file, a
-    report, a TROHN-Text shard, and a file (`afile`) for output paths under a file."""
+    report, a TROHN-Text shard, a TROHN-Text training summary, and a file (`afile`) for output paths under a file."""
     root = tmp_path_factory.mktemp("tiny")
     world = generate_world(make_config(WorldConfig, TINY_WORLD))
     write_world(world, root / "items")
@@ -198,6 +207,8 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
         | {"negative_caption": ["a", "b"], "follows_template": [True, True]}
     )
     write_parquet(root / "shard.parquet", shard)
+    history = {"model": "m", "trainer": "negclip", "samples": {"by_subset": {"replace_obj": 2, "add_att": 1}}}
+    (root / "history.json").write_text(json.dumps(history), encoding="utf-8")  # a TROHN-Text training summary
     (root / "afile").write_text("a file where a folder should be\n", encoding="utf-8")
     return root
 
@@ -260,6 +271,7 @@ OUTPUT_CASES = {
     + ["--title", "t"],
     "index": ["{tiny}/report.html", "--out", "{afile}/index.html"],
     "coco-merge-negatives": ["{tiny}/shard.parquet", "--out", "{afile}/n.parquet", "--summary-csv", "{afile}/s.csv"],
+    "trohn-text-table": ["{tiny}/history.json", "--out-csv", "{afile}/table6.csv"],
 }
 
 

@@ -1,4 +1,4 @@
-"""CxC Spearman bootstrap and Kendall tau-b (ECCV Table 5 from Table 4)."""
+"""CxC Spearman bootstrap, the line of best fit of CxC Fig. 5, and Kendall tau-b (ECCV Table 5 from Table 4)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import pytest
 from scipy import stats
 
 from itmbench.metrics.correlation import (
+    LINE_FIT_STATISTICS,
     bootstrap_pair_draws,
     kendall_tau_b,
     kendall_tau_b_matrix,
+    line_fit_bootstrap,
     spearman_bootstrap,
 )
 
@@ -183,3 +185,54 @@ def test_eccv_table5_from_table4():
 def test_kendall_matrix_checks_lengths():
     with pytest.raises(ValueError):
         kendall_tau_b_matrix({"a": [1, 2, 3], "b": [1, 2]})
+
+
+# --- line of best fit (CxC Fig. 5) ------------------------------------------------------------------
+
+
+def _naive_fit(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    slope, intercept = np.polyfit(x, y, 1)
+    return {
+        "slope": float(slope),
+        "intercept": float(intercept),
+        "pearson": float(stats.pearsonr(x, y).statistic),
+        "spearman": float(stats.spearmanr(x, y).statistic),
+    }
+
+
+def test_line_fit_matches_numpy_and_scipy_and_a_naive_bootstrap():
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0, 5, 120).round(1)  # tied ratings
+    y = 0.1 * x + rng.normal(0, 0.2, 120)
+    fit = line_fit_bootstrap(x, y, n_boot=300, seed=7, confidence=0.9)
+    assert tuple(fit) == LINE_FIT_STATISTICS
+    point = _naive_fit(x, y)
+    for name in LINE_FIT_STATISTICS:
+        assert fit[name][0] == pytest.approx(point[name], abs=1e-12)
+    # the interval: percentiles of the same statistics over the same resamples, one at a time
+    idx = np.random.default_rng(7).integers(0, 120, size=(300, 120))
+    boots = {name: [] for name in LINE_FIT_STATISTICS}
+    for row in idx:
+        for name, value in _naive_fit(x[row], y[row]).items():
+            boots[name].append(value)
+    for name in LINE_FIT_STATISTICS:
+        lo, hi = np.percentile(boots[name], [5, 95])
+        assert fit[name][1:] == pytest.approx((lo, hi), abs=1e-9), name
+        assert fit[name][1] <= fit[name][0] <= fit[name][2]
+    assert fit == line_fit_bootstrap(x, y, n_boot=300, seed=7, confidence=0.9)  # seeded
+
+
+def test_line_fit_of_an_exact_line_and_bad_input():
+    x = np.arange(10, dtype=float)
+    fit = line_fit_bootstrap(x, 2 * x + 1, n_boot=50)
+    assert fit["slope"] == pytest.approx((2.0, 2.0, 2.0))
+    assert fit["intercept"] == pytest.approx((1.0, 1.0, 1.0))
+    assert fit["pearson"][0] == pytest.approx(1.0) and fit["spearman"][0] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="lengths differ"):
+        line_fit_bootstrap(x, x[:5])
+    with pytest.raises(ValueError, match="at least 3"):
+        line_fit_bootstrap(x[:2], x[:2])
+    with pytest.raises(ValueError, match="finite"):
+        line_fit_bootstrap(np.r_[x, np.nan], np.r_[x, 1.0])
+    constant = line_fit_bootstrap(np.ones(10), x, n_boot=20)  # no slope through a constant x
+    assert np.isnan(constant["slope"][0]) and np.isnan(constant["pearson"][0])

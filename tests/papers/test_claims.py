@@ -230,7 +230,10 @@ def test_world_results_are_read_from_the_metrics_folder(tmp_path: Path) -> None:
     _write_world_json(tmp_path, "bivlc", "clip", {"metrics": {"i2t": m(35, 32, 38), "t2i": m(28, 26, 31)}})
     _write_world_json(tmp_path, "bivlc", "random", {"metrics": {"i2t": m(25, 22, 28), "t2i": m(26, 23, 29)}})
     _write_world_json(tmp_path, "bison", "clip", {"metrics": {"bison": m(90.9, 88.5, 92.9, n=650)}})
+    # a killed score job's temp file beside them (half-written JSON) is no metrics file
+    (tmp_path / "bivlc" / ".vse.json.itmbench-tmp-host-1-abc.json").write_text('{"metrics": {', encoding="utf-8")
     world = load_world_results(tmp_path)
+    assert sorted(world.metrics["bivlc"]) == ["clip", "random"]
     assert world.kind("clip") == "contrastive" and world.kind("random") == "chance"
     table = claims_table(world).set_index("claim")
     assert table.loc["t2i_below_i2t", "holds"] is True  # random's T2I > I2T does not count

@@ -63,6 +63,7 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Table 4", "Swap"): (10, 3, 30),
         ("Table 4", "Add"): (10, 3, 30),
         ("Table 5", ""): (3, 5, 15),
+        ("Table 6", ""): (1, 8, 8),
         ("Section 5.3", "SugarCrepe state of the art"): (3, 1, 3),
         ("Section 5.3", "SugarCrepe detector accuracy"): (2, 1, 2),
     },

@@ -249,6 +249,45 @@ def test_bison_table1_counts_errors_that_the_truth_calls_correct() -> None:
         world_long("bison", _metrics(), options={"bison_table1_model": "scan"})
 
 
+def _caption_metric(metric: str, value: float) -> dict:
+    return {"benchmark": "bison", "caption_metric": metric, "confidence": 0.95, "chance": 50.0,
+            "metrics": {"bison": _entry(value, 650)}}  # fmt: skip
+
+
+def test_bison_section6_lays_out_the_caption_metric_baseline(tmp_path: Path) -> None:
+    metrics = _metrics()
+    metrics["bison_caption_metrics"] = {m: _caption_metric(m, v) for m, v in
+                                        (("meteor", 83.5), ("bleu4", 70.5), ("cider_d", 90.0))}  # fmt: skip
+    out = world_comparison("bison", metrics, {})
+    section6 = out[out["table"] == "Section 6"]
+    assert set(section6["block"]) == {"Caption-metric baseline"} and set(section6["column"]) == {"BISON accuracy"}
+    # rows in the printed order, each beside its published value; SPICE printed, not regenerated here
+    assert section6["row"].tolist() == ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]
+    bleu = _cell(out, "Section 6", "BLEU-4", "BISON accuracy", block="Caption-metric baseline")
+    assert (bleu["value"], bleu["published"], bleu["model"]) == (70.5, 70.73, "bleu4")
+    assert bleu["difference"] == pytest.approx(70.5 - 70.73)
+    assert _cell(out, "Section 6", "METEOR", "BISON accuracy", block="Caption-metric baseline")["value"] == 83.5
+    spice = _cell(out, "Section 6", "SPICE", "BISON accuracy", block="Caption-metric baseline")
+    assert spice["status"] == "not_regenerated" and spice["published"] == 62.79
+    # the caption metrics are no models: Table 3 has no row for them
+    assert not set(out[out["table"] == "Table 3"]["model"].dropna()) & {"bleu4", "cider_d", "meteor"}
+    # the written table: its own row header, and the caption says why SPICE is missing
+    files = _write_metrics(tmp_path / "m")
+    for metric, doc in metrics["bison_caption_metrics"].items():
+        path = tmp_path / "m" / "bison_caption_metrics" / f"{metric}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+        files.append(path)
+    write_world_paper_tables("bison", files, tmp_path / "t")
+    md = (tmp_path / "t" / "section6.md").read_text()
+    assert "| caption metric | BISON accuracy |" in md and "CoreNLP" in md
+    assert "| BLEU-4 ← bleu4 | 70.50 (68.50–72.50) \\| 70.73 \\| -0.23 |" in md
+    assert (tmp_path / "t" / "section6.tex").exists() and (tmp_path / "t" / "section6.csv").exists()
+    metrics["bison_caption_metrics"]["rouge"] = _caption_metric("rouge", 60.0)
+    with pytest.raises(ValueError, match="unknown captioning metric 'rouge'"):
+        world_long("bison", metrics)
+
+
 def test_eccv_table5_is_kendall_tau_over_the_image_text_models() -> None:
     kinds = {"random": "chance"}
     out = world_comparison("eccv", _metrics(), {"clip": "CLIP ViT-B/32", "vse": "VSE++"}, kinds)

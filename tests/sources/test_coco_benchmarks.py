@@ -259,7 +259,9 @@ def test_cxc_scores_every_task_on_the_coco_gallery(cxc_built, tmp_path):
         assert abs(m[f"{task}/spearman"]["value"]) < 5.0  # random embeddings: no correlation with the ratings
 
 
-def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path, monkeypatch):
+def test_cxc_reads_its_sentids_as_caption_ids_and_names_an_unknown_one(tmp_path, monkeypatch):
+    # CxC's `COCO_val2014:sentid:N` is COCO's caption annotation id (the id ECCV Caption uses), not Karpathy's
+    # sentid: the items below give the two different numbers, and the tables hold N
     # made files at the released files' places: the registry's md5 and count checks would refuse them
     monkeypatch.setattr("itmbench.papers.cxc.released.check_released", lambda path, key=None: None)
     monkeypatch.setattr("itmbench.papers.cxc.released.check_count", lambda path, n, unit, key=None: None)
@@ -285,15 +287,15 @@ def test_cxc_maps_sentids_through_the_items_and_names_an_unknown_one(tmp_path, m
         }
     )
     captions = pd.DataFrame(
-        {"caption_id": [500, 501], "sentid": [10, 11], "image_id": [1, 2], "split": "test", "text": ["a", "b"]}
+        {"caption_id": [10, 11], "sentid": [500, 501], "image_id": [1, 2], "split": "test", "text": ["a", "b"]}
     )
     cfg = make_config(coco_cxc.CxcCocoConfig, gallery_captions="split")
     t = coco_cxc.from_released(raw, CocoItems(images, captions), cfg).tables
-    assert t["sts"]["caption1_id"].tolist() == [500, 500] and t["sts"]["caption2_id"].tolist() == [501, 501]
-    assert t["sits"]["caption_id"].tolist() == [500, 500]
+    assert t["sts"]["caption1_id"].tolist() == [10, 10] and t["sts"]["caption2_id"].tolist() == [11, 11]
+    assert t["sits"]["caption_id"].tolist() == [10, 10]
     header = rows["sts"][0] + ",agg_score,sampling_method"
     (folder / "sts_val.csv").write_text(header + "\nCOCO_val2014:sentid:10,COCO_val2014:sentid:99,1,c2c_isim\n")
-    with pytest.raises(UnmappedRecordError, match=r"sts_val\.csv: line 2 column caption2: caption sentid 99"):
+    with pytest.raises(UnmappedRecordError, match=r"sts_val\.csv: line 2 column caption2: caption id 99 is not"):
         coco_cxc.from_released(raw, CocoItems(images, captions), cfg)
 
 

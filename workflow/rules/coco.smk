@@ -25,6 +25,7 @@ rule coco_items:
         summary=f"{DATA}/items/summary.json",
     params:
         out=dir_of_output("images"),
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=8000,
@@ -36,7 +37,7 @@ rule coco_items:
         ENV
     shell:
         "itmbench coco-items --karpathy {input.karpathy} --captions {input.captions} "
-        "--images train2014={input.train2014} val2014={input.val2014} --out {params.out} > {log} 2>&1"
+        "--images train2014={input.train2014} val2014={input.val2014} --out {params.out} {params.registry} > {log} 2>&1"
 
 
 rule coco_benchmark:
@@ -51,6 +52,7 @@ rule coco_benchmark:
         raw=RAW,
         items_dir=dir_of_input("images"),
         out=dir_of_output(0),
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=8000,
@@ -62,7 +64,7 @@ rule coco_benchmark:
         ENV
     shell:
         "itmbench build-coco-benchmark --name {wildcards.bench} --raw {params.raw} --items {params.items_dir} "
-        "--config {params.config:q} --out {params.out} > {log} 2>&1"
+        "--config {params.config:q} --out {params.out} {params.registry} > {log} 2>&1"
 
 
 rule coco_needed_items:

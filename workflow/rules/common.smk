@@ -41,6 +41,7 @@ NOTEBOOKS = "workflow/notebooks"
 ENV = "../envs/itmbench.yaml"
 RAW = "data/raw"
 MIRROR = config.get("mirror") or ""
+REGISTRY = config.get("registry") or ""
 STATISTICS_PAPERS = sorted(STATISTICS_KEYS)
 RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items()}
 
@@ -52,6 +53,8 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
+    cxc_data_figure="figure3|figure4",  # CxC figures computed from the rated pairs (Figure 5: cxc_encoder_sts)
+    caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
 
 
 def section_json(name):
@@ -70,6 +73,10 @@ def get_train_params(wildcards):
 
 def get_score_params(wildcards):
     return section_json("score")
+
+
+def get_bison_caption_metrics_params(wildcards):
+    return section_json("bison_caption_metrics")
 
 
 def get_model_spec(wildcards):
@@ -250,8 +257,18 @@ def get_mirror_flag(wildcards):
     return f"--mirror {MIRROR}" if MIRROR else ""
 
 
+def get_registry_flag(wildcards):
+    """`--registry FILE` when a registry overlay declares the released files (a world release's md5s and counts)."""
+    return f"--registry {REGISTRY}" if REGISTRY else ""
+
+
 def get_statistics_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS[wildcards.paper]]
+
+
+def get_cxc_released_inputs(wildcards):
+    """CxC's six released rating files (its statistics' inputs)."""
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
 
 
 def get_paper_table_inputs(wildcards):

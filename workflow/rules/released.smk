@@ -8,6 +8,7 @@ rule fetch_released:
     params:
         key=get_released_key,
         mirror=get_mirror_flag,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=1000,
@@ -18,7 +19,7 @@ rule fetch_released:
     conda:
         ENV
     shell:
-        "itmbench fetch --key {params.key} --out {output} {params.mirror} > {log} 2>&1"
+        "itmbench fetch --key {params.key} --out {output} {params.mirror} {params.registry} > {log} 2>&1"
 
 
 rule released_statistics:
@@ -30,6 +31,7 @@ rule released_statistics:
         tex="results/released/tables/statistics/{paper}.tex",
     params:
         raw=RAW,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=3000,
@@ -40,20 +42,73 @@ rule released_statistics:
     conda:
         ENV
     shell:
-        "itmbench released-statistics --paper {wildcards.paper} --raw {params.raw} --out-csv {output.csv} > {log} 2>&1"
+        "itmbench released-statistics --paper {wildcards.paper} --raw {params.raw} --out-csv {output.csv} "
+        "{params.registry} > {log} 2>&1"
+
+
+rule released_cxc_figure_data:
+    input:
+        get_cxc_released_inputs,
+    output:
+        csv=flag_cxc("results/released/tables/cxc/{cxc_data_figure}.csv", "tables"),
+        md="results/released/tables/cxc/{cxc_data_figure}.md",
+        tex="results/released/tables/cxc/{cxc_data_figure}.tex",
+    params:
+        raw=RAW,
+        config=get_cxc_figure_data_config,
+    threads: 1
+    resources:
+        mem_mb=3000,
+    log:
+        "logs/released/cxc_{cxc_data_figure}_data.log",
+    benchmark:
+        "benchmarks/rules/released/cxc_{cxc_data_figure}_data.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench cxc-figure-data --figure {wildcards.cxc_data_figure} --raw {params.raw} "
+        "--config {params.config:q} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule released_cxc_figure:
+    input:
+        data=rules.released_cxc_figure_data.output.csv,
+    output:
+        png=flag_cxc("results/released/figures/cxc/{cxc_data_figure}.png", "figures"),
+        pdf="results/released/figures/cxc/{cxc_data_figure}.pdf",
+    params:
+        config=get_cxc_released_figure_config,
+        dpi=config["report"]["dpi"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/released/cxc_{cxc_data_figure}.log",
+    benchmark:
+        "benchmarks/rules/released/cxc_{cxc_data_figure}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench cxc-figure --figure {wildcards.cxc_data_figure} --data {input.data} --source released "
+        "--config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
 
 
 rule released_paper_tables:
     input:
         get_paper_table_inputs,
     output:
-        bivlc=expand("results/released/tables/bivlc/table{n}_released.{ext}", n=(2, 3, 4), ext=("csv", "md", "tex")),
+        bivlc=expand(
+            "results/released/tables/bivlc/{stem}_released.{ext}",
+            stem=("table2", "table3", "table4", "table5", "section5_3"),
+            ext=("csv", "md", "tex"),
+        ),
         eccv=expand("results/released/tables/eccv/table5.{ext}", ext=("csv", "md", "tex")),
         figure=expand("results/released/figures/bivlc/gpt4v_sugarcrepe.{ext}", ext=("png", "pdf")),
         claims=expand("results/released/tables/claims/claims.{ext}", ext=("csv", "md")),
     params:
         raw=RAW,
         out=get_released_root,
+        registry=get_registry_flag,
     threads: 1
     resources:
         mem_mb=3000,
@@ -64,7 +119,7 @@ rule released_paper_tables:
     conda:
         ENV
     shell:
-        "itmbench released-paper-tables --raw {params.raw} --out-dir {params.out} > {log} 2>&1"
+        "itmbench released-paper-tables --raw {params.raw} --out-dir {params.out} {params.registry} > {log} 2>&1"
 
 
 rule report_released:

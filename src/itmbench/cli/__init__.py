@@ -19,14 +19,27 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from itmbench.cli import coco, diff, models, negatives, predictions, released, report, score, share, world
+from itmbench.cli import (
+    coco,
+    diff,
+    models,
+    negatives,
+    paper_figures,
+    predictions,
+    released,
+    report,
+    score,
+    share,
+    world,
+)
 from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
 from itmbench.io import removing_temps_on_signals
+from itmbench.sources.released import registry_overlay
 
 log = logging.getLogger("itmbench")
 
 # The stage modules, in the order their subcommands are listed.
-STAGES = (world, models, score, report, released, share, predictions, negatives, diff)
+STAGES = (world, models, score, report, paper_figures, released, share, predictions, negatives, diff)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        with removing_temps_on_signals():  # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum
+        # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum; --registry: an overlay's declarations
+        with removing_temps_on_signals(), registry_overlay(getattr(args, "registry", None)):
             args.func(args)
     except Exception as err:  # noqa: BLE001 - every failure ends in one of the two documented ways
         message = input_error_message(err)

@@ -112,6 +112,19 @@ def json_arg(text: str) -> dict:
     return value
 
 
+def add_registry_option(parser: argparse.ArgumentParser) -> None:
+    """`--registry FILE`: a registry overlay (released.yaml's format) whose md5s and counts the command checks.
+
+    `itmbench.cli.main` puts it in force for the command (`sources.released.registry_overlay`): the files
+    of a release `itmbench export-release` wrote are declared by the overlay it writes beside them.
+    """
+    parser.add_argument(
+        "--registry",
+        default=None,
+        help="registry overlay (released.yaml format) declaring the md5s and record counts of another release",
+    )
+
+
 def set_threads(threads: int) -> None:
     import torch
 

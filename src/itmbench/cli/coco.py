@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, name_value, non_negative_int, positive_int
+from itmbench.cli._args import add_registry_option, json_arg, name_value, non_negative_int, positive_int
 
 log = logging.getLogger("itmbench")
 
@@ -158,6 +158,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
     sp.add_argument("--captions", required=True, help="annotations_trainval2014.zip")
     sp.add_argument("--images", nargs="+", type=name_value("PATH"), required=True, help="train2014=ZIP val2014=ZIP")
     sp.add_argument("--out", required=True)
+    add_registry_option(sp)
 
     sp = add("coco-needed-items", cmd_needed_items, "the union of the COCO items the benchmarks need")
     sp.add_argument("benches", nargs="+", help="each benchmark's items.parquet (kind, item_id)")

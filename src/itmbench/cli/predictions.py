@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from itmbench.cli._args import non_negative_int, open_fraction, positive_int
+from itmbench.cli._args import add_registry_option, non_negative_int, open_fraction, positive_int
 from itmbench.papers.registry import PREDICTION_FORMATS
 
 # The formats: ranked lists (the shared engine) and each paper's own (the registry)
@@ -59,3 +59,4 @@ def add_commands(add, sub) -> None:
     """Register `score-predictions`."""
     sp = add("score-predictions", run, "score predictions made elsewhere (the papers' released formats)")
     add_arguments(sp)
+    add_registry_option(sp)

@@ -1,4 +1,5 @@
-"""`itmbench fetch`, `released-statistics`, `released-paper-tables`, `build-coco-benchmark`: released files."""
+"""`itmbench fetch`, `released-statistics`, `released-paper-tables`, `build-coco-benchmark`, `export-release`:
+released files (and the world written as them)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import (
-    json_arg,
-)
+from itmbench.cli._args import add_registry_option, json_arg
 from itmbench.papers.registry import PAPERS
+
+# sources.export.IMAGE_FORMATS (not imported: building the parser imports neither numpy nor pandas)
+IMAGE_FORMATS = ("png", "jpeg")
 
 log = logging.getLogger("itmbench")
 
@@ -51,9 +53,10 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
     check_released_files(PAPER_TABLE_KEYS, args.raw)  # every input present with its md5 before any output
     out = Path(args.out_dir)
     with output_set(folders=[out]):  # its tables, figure and claims together, or none when anything fails
-        write_released_tables(args.raw, out / "tables" / "bivlc")
+        gpt4v = gpt4v_figure_data(args.raw)  # GPT-4V's SugarCrepe accuracy: a row of Section 5.3 and the figure
+        write_released_tables(args.raw, out / "tables" / "bivlc", gpt4v=gpt4v)
         write_table5_comparison(out / "tables" / "eccv" / "table5")
-        plot_gpt4v_accuracy(gpt4v_figure_data(args.raw), out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
+        plot_gpt4v_accuracy(gpt4v, out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
         import pandas as pd
 
         published, released = claims_table(published_results()), claims_table(released_results(args.raw))
@@ -72,22 +75,42 @@ def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
     log.info("coco %s: %s; %s", args.name, {k: len(v) for k, v in released.tables.items()}, released.log)
 
 
+def cmd_export_release(args: argparse.Namespace) -> None:
+    """The world as a COCO-format release: every released file the coco source reads, with its md5 list and overlay."""
+    from itmbench.sources.export import Release, WorldIds, export_release, read_world_benchmarks
+    from itmbench.world.generate import read_world
+
+    world = read_world(Path(args.world) / "items")
+    benchmarks = read_world_benchmarks(args.world)
+    release = Release(WorldIds.of(world.image_table), world.images, args.image_format)
+    summary = export_release(world.image_table, world.caption_table, benchmarks, release, args.out)
+    log.info("export-release: %d files, %d bytes, records %s", summary["files"], summary["bytes"], summary["records"])
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("fetch", cmd_fetch, "fetch a released file through DVC, md5-checked")
     sp.add_argument("--key", required=True, help="key in src/itmbench/sources/released.yaml")
     sp.add_argument("--out", required=True)
     sp.add_argument("--mirror", default=None, help="mirror folder or base URL (<host>/<path> layout)")
+    add_registry_option(sp)
     sp = add("released-statistics", cmd_released_statistics, "dataset statistics from the released files")
     sp.add_argument("--paper", required=True, choices=[n for n, p in PAPERS.items() if p.has_statistics])
     sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--out-csv", required=True)
+    add_registry_option(sp)
     sp = add("released-paper-tables", cmd_released_paper_tables, "paper tables and figures from released files")
     sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--out-dir", required=True)
+    add_registry_option(sp)
     sp = add("build-coco-benchmark", cmd_build_coco_benchmark, "a benchmark of the coco source from its released files")
     sp.add_argument("--name", required=True, help="bison, mcic, eccv, cxc, bivlc or retrieval")
     sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--items", required=True, help="the COCO items folder (itmbench coco-items)")
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `coco_benchmarks.<name>` as JSON")
     sp.add_argument("--out", required=True)
+    add_registry_option(sp)
+    sp = add("export-release", cmd_export_release, "the world written as the released files (a COCO-format mirror)")
+    sp.add_argument("--world", required=True, help="the world's data folder (data/world: items/ and each benchmark's)")
+    sp.add_argument("--out", required=True, help="the release: <host>/<url path> per file, mirror.md5, released.yaml")
+    sp.add_argument("--image-format", choices=IMAGE_FORMATS, default="png", help="png (lossless) or jpeg (COCO's)")

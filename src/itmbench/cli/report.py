@@ -1,5 +1,5 @@
 """Tables, figures and reports: `itmbench table-benchmark`, `world-paper-tables`,
-`world-paper-figures`, `claims`, `notebook`, `index`."""
+`world-paper-figures`, `trohn-text-table`, `claims`, `notebook`, `index`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from itmbench.cli._args import (
     choice_values,
     json_arg,
     name_value,
+    open_fraction,
     positive_int,
     with_absent_cells,
 )
@@ -136,6 +137,17 @@ def cmd_world_paper_figures(args: argparse.Namespace) -> None:
     log.info("%s: %d world figure files -> %s", args.paper, len(paths), args.out_dir)
 
 
+def cmd_trohn_text_table(args: argparse.Namespace) -> None:
+    """BiVLC Table 6 (TROHN-Text statistics) from TROHN-Text trainers' summaries, beside the printed counts."""
+    from itmbench.io import output_set
+    from itmbench.papers.bivlc.tables import write_trohn_text_table
+
+    prefix = Path(args.out_csv).with_suffix("")
+    with output_set(files=[prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]):  # together or not at all
+        paths = write_trohn_text_table(args.histories, prefix, args.confidence)
+    log.info("TROHN-Text statistics of %d model(s) -> %s", len(args.histories), ", ".join(map(str, paths)))
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("table-benchmark", cmd_table_benchmark, "a benchmark's table of every model")
@@ -167,6 +179,10 @@ def add_commands(add, sub) -> None:
         sp.add_argument("--out-dir", required=True)
     sub.choices["world-paper-tables"].add_argument("--options", type=json_arg, default={}, help="report options")
     sub.choices["world-paper-figures"].add_argument("--dpi", type=positive_int, default=150)
+    sp = add("trohn-text-table", cmd_trohn_text_table, "BiVLC Table 6: TROHN-Text statistics vs published")
+    sp.add_argument("histories", nargs="+", help="history.json of each TROHN-Text (negclip) model")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="of the shares' Wilson intervals")
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)
     sp.add_argument("--parameters", type=json_arg, default={})

@@ -384,6 +384,8 @@ def load_world_results(
         raise FileNotFoundError(f"{root}: no metrics folder (expected <benchmark>/<model>.json files)")
     metrics: dict[str, dict[str, Any]] = {}
     for path in sorted(root.glob("*/*.json")):
+        if path.name.startswith("."):  # a hidden file is no metrics file (e.g. a killed job's temp file)
+            continue
         doc = read_json(path)
         if not isinstance(doc, Mapping):
             raise ValueError(f"{path}: expected a JSON object of metrics, got {type(doc).__name__}")

@@ -1,7 +1,8 @@
 """Which models the run scores on which benchmark, from params.yaml and the registry, and the metrics files
 that makes (`results/<source>/metrics/<benchmark>/<model>.json`: what dvc.yaml declares).
 
-The benchmarks are those of `registry.BENCHMARKS` (retrieval among them); a model
+The benchmarks are those of `registry.BENCHMARKS` (retrieval among them), and each paper's baselines
+(`registry.Paper.baselines`: BISON's caption metrics, one metrics file per metric); a model
 scores one when its cell is 'scored' (`itmbench.models.capabilities.cell`: a text-only model scores
 no image-text benchmark, a cross scorer ranks a gallery benchmark only when
 `cross_scorers.gallery_models` names it). This is the rule of the workflow's `scored_models`
@@ -15,8 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from itmbench.models.capabilities import cell
-from itmbench.papers.registry import BENCHMARKS, GALLERY_BENCHMARKS, TASK_MODALITIES
-from itmbench.params import load_yaml
+from itmbench.papers.registry import (
+    BENCHMARKS,
+    GALLERY_BENCHMARKS,
+    PAPERS,
+    TASK_MODALITIES,
+    baseline_metrics_files,
+)
+from itmbench.params import load_yaml, section_defaults
 
 
 def benchmarks() -> list[str]:
@@ -61,6 +68,9 @@ def metrics_files(params: Mapping[str, Any]) -> list[str]:
     """Every metrics file of the run that params describe, as paths from the checkout root (sorted)."""
     specs, gallery, source = model_specs(params), gallery_models(params), source_of(params)
     files = [f"results/{source}/metrics/{b}/{m}.json" for b in benchmarks() for m in scored_models(b, specs, gallery)]
+    for name, entry in PAPERS.items():
+        filled = {s: {**section_defaults(s), **params.get(s, {})} for s in entry.baselines}
+        files += baseline_metrics_files(name, filled, f"results/{source}")
     return sorted(files)
 
 

@@ -215,6 +215,15 @@ class Paper:
     world_figures: tuple[str, ...] = ()
     row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
     has_statistics: bool = False  # dataset statistics regenerated from its released files (`statistics`)
+    # Figures drawn from files computed from its rated data and scores, not from metrics (figures/<paper>/<stem>.png
+    # of the source, and of results/released where the released files allow), and the tables of that kind its
+    # report shows (tables/<paper>/<stem>.md): the workflow lists those a rule of the run writes.
+    data_figures: tuple[str, ...] = ()
+    data_tables: tuple[str, ...] = ()
+    # params sections of scorers that are not models (BISON section 6's caption metrics), each run by its own
+    # rule: results/<source>/metrics/<section>/<name>.json for each name of the section's `metrics`, read
+    # by the paper's world tables
+    baselines: tuple[str, ...] = ()
 
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
@@ -226,8 +235,10 @@ PAPERS: dict[str, Paper] = {
         "bison",
         "BISON",
         ("bison", "retrieval"),
-        {"table1": "Table 1", "table3": "Table 3"},
+        {"table1": "Table 1", "table3": "Table 3", "section6": "Section 6"},
         ("accuracy",),
+        row_headers={"Section 6": "caption metric"},
+        baselines=("bison_caption_metrics",),
     ),
     "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",), has_statistics=True),
     "eccv": Paper(
@@ -254,10 +265,18 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
         ("recall",),
         has_statistics=True,
+        data_figures=("figure3", "figure4", "figure5"),
+        data_tables=("table1", "figure5"),
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
     "sugarcrepe": Paper("sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",)),
 }
+
+
+def baseline_metrics_files(name: str, params: Mapping[str, Any], results: str) -> list[str]:
+    """The metrics files of a paper's baselines (`Paper.baselines`) under `results` (results/<source>), from
+    params whose baseline sections carry their `metrics` (defaults filled)."""
+    return [f"{results}/metrics/{s}/{m}.json" for s in paper(name).baselines for m in params[s]["metrics"]]
 
 
 def paper(name: str) -> Paper:

@@ -32,8 +32,10 @@ expected; no record is dropped):
   the gallery), items. Left out: annotations (the machine proposals and answers) and the
   plausible-match tables (the PM files are not among the released files this project fetches):
   score_dual skips PMRP and summarize says so in its notes.
-- cxc: `{sts,sis,sits}_{val,test}.csv`; captions `COCO_val2014:sentid:N` -> caption_id through the
-  items' sentid column, images (Karpathy file names) -> image_id through file_name. Tables:
+- cxc: `{sts,sis,sits}_{val,test}.csv`; captions `COCO_val2014:sentid:N`: N is the COCO caption
+  annotation id (every caption of sits_test.csv is among coco_test_ids.npy's annotation ids, and a
+  quarter of sts_val.csv's exceed the largest Karpathy sentid), checked against the items'
+  caption_id; images (Karpathy file names) -> image_id through file_name. Tables:
   sts, sis, sits (the loader's columns, duplicates averaged, positives by the thresholds),
   positives (each split's rated positives and its original COCO pairs), config (score_split,
   sits_query), items (the score split's gallery: its images and, for the test split, the 25,000
@@ -157,13 +159,6 @@ class CocoItems:
         """The ids, checked to be COCO caption ids of the items."""
         index = pd.Index(self.captions["caption_id"].to_numpy(np.int64))
         return self._lookup([int(i) for i in ids], index, index.to_numpy(), file, record, "caption id")
-
-    def caption_ids_of_sentids(self, sentids: Sequence[int], file: Any, record: Record) -> np.ndarray:
-        """COCO caption ids of Karpathy sentids (the items' sentid column)."""
-        known = self.captions[self.captions["sentid"].to_numpy(np.int64) >= 0]
-        index = pd.Index(known["sentid"].to_numpy(np.int64))
-        values = known["caption_id"].to_numpy(np.int64)
-        return self._lookup([int(s) for s in sentids], index, values, file, record, "caption sentid")
 
     def image_of_caption(self, caption_ids: np.ndarray) -> np.ndarray:
         """The image id of each (known) caption id."""

@@ -43,6 +43,7 @@ PAPER_TABLE_KEYS: tuple[str, ...] = (
     *(f"bivlc_results_{m}" for m in _BIVLC_MODELS),
     *(f"bivlc_sugarcrepe_correct_{m}" for m in _BIVLC_MODELS),
     *(f"sugarcrepe_gpt4v_{order}_{s}" for order in ("positive_first", "negative_first") for s in _SUBSETS),
+    *(f"bivlc_detector_{bench}_{d}" for bench in ("bivlc", "sugarcrepe") for d in ("baseline", "trohn_img")),
     "mcic_dev",
     "mcic_test",
 )

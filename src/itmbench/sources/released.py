@@ -9,6 +9,11 @@ data/raw), cached per (path, size, mtime) so repeated reads cost one hash; `chec
 unit)` refuses a file with no records, and one whose record count differs from its declared
 `records`. `count_records` is the counter that wrote those declarations
 (benchmarks/declare_record_counts.py).
+
+A registry overlay (a file in released.yaml's format, e.g. the one `itmbench export-release` writes
+beside the world's COCO-format release) re-declares some files at their canonical places with other
+md5s and counts: `use_registry(path)` (the CLI's `--registry`) makes every check of this process
+read the overlay's declarations for its keys and the packaged ones for the others.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ import hashlib
 import importlib
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -204,16 +210,89 @@ def _packaged_registry() -> dict[str, ReleasedFile]:
     return parse_registry(text, "itmbench/sources/released.yaml")
 
 
+_ACTIVE: dict[str, ReleasedFile] | None = None  # the packaged registry with an overlay's entries (use_registry)
+# Fields an overlay must declare as the packaged registry does: a file stays where it is and is read as it is.
+_SAME_FIELDS = ("url", "benchmark", "loader", "args")
+
+
+def _registry() -> dict[str, ReleasedFile]:
+    """The declarations every check reads: the packaged registry, or it with the active overlay's entries."""
+    return _packaged_registry() if _ACTIVE is None else _ACTIVE
+
+
 def load_registry(path: str | os.PathLike | None = None) -> dict[str, ReleasedFile]:
-    """Load the registry: the packaged released.yaml, or the YAML file at `path`."""
+    """Load the registry: the active one (the packaged released.yaml, or it with an overlay), or the file at `path`."""
     if path is None:
-        return dict(_packaged_registry())
+        return dict(_registry())
     return parse_registry(Path(path).read_text(encoding="utf-8"), str(path))
 
 
+def overlay_registry(path: str | os.PathLike) -> dict[str, ReleasedFile]:
+    """The packaged registry with the entries of the overlay at `path` (released.yaml's format) in place of its own.
+
+    Every overlay key must be a packaged key with the same url, benchmark, loader and args (an overlay
+    re-declares a file's md5, record count and notes; it cannot move a file or read it another way).
+    """
+    from itmbench.errors import InputError, reading
+
+    with reading(path):
+        overlay = parse_registry(Path(path).read_text(encoding="utf-8"), str(path))
+    packaged = _packaged_registry()
+    for index, (key, entry) in enumerate(overlay.items()):
+        if key not in packaged:
+            raise InputError(
+                f"{path}: files[{index}] (key {key!r}): not a key of itmbench/sources/released.yaml; "
+                "expected an overlay of declared files"
+            )
+        for name in _SAME_FIELDS:
+            if getattr(entry, name) != getattr(packaged[key], name):
+                raise InputError(
+                    f"{path}: files[{index}] (key {key!r}): {name} {getattr(entry, name)!r}; expected "
+                    f"{getattr(packaged[key], name)!r} as itmbench/sources/released.yaml declares it"
+                )
+    return {key: overlay.get(key, entry) for key, entry in packaged.items()}
+
+
+def use_registry(path: str | os.PathLike | None) -> None:
+    """Make the overlay at `path` the declarations of this process (None: the packaged registry again)."""
+    global _ACTIVE
+    _ACTIVE = None if path is None else overlay_registry(path)
+    _by_filename.cache_clear()
+    _MD5_CACHE.clear()
+
+
+@contextmanager
+def registry_overlay(path: str | os.PathLike | None) -> Iterator[dict[str, ReleasedFile]]:
+    """`use_registry(path)` for the block, the previous declarations restored after it."""
+    global _ACTIVE
+    previous = _ACTIVE
+    use_registry(path)
+    try:
+        yield dict(_registry())
+    finally:
+        _ACTIVE = previous
+        _by_filename.cache_clear()
+        _MD5_CACHE.clear()
+
+
+def registry_text(entries: Iterable[ReleasedFile], header: str = "") -> str:
+    """The YAML text of a registry (released.yaml's format) holding `entries`, fields in released.yaml's order."""
+    import yaml
+
+    order = ("key", "url", "md5", "records", "in_mirror", "benchmark", "loader", "args", "license", "note")
+    files = []
+    for entry in entries:
+        record = {name: getattr(entry, name) for name in order}
+        record["args"] = dict(record["args"]) or None
+        record |= {"sha256": entry.sha256, "size_bytes": entry.size_bytes}
+        files.append({k: v for k, v in record.items() if v is not None or k in ("md5", "loader")})
+    comment = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    return comment + yaml.safe_dump({"files": files}, sort_keys=False, allow_unicode=True, width=120)
+
+
 def released_file(key: str) -> ReleasedFile:
-    """The declaration of one released file, by key."""
-    registry = _packaged_registry()
+    """The declaration of one released file, by key (an active overlay's, where it declares the key)."""
+    registry = _registry()
     if key not in registry:
         raise KeyError(f"unknown released file {key!r}; known keys: {', '.join(sorted(registry))}")
     return registry[key]
@@ -252,7 +331,7 @@ def verify_md5(path: str | os.PathLike, expected: str | None) -> str:
 def _by_filename() -> dict[str, list[ReleasedFile]]:
     """Declared files grouped by file name (the last component of their URL)."""
     index: dict[str, list[ReleasedFile]] = {}
-    for released in _packaged_registry().values():
+    for released in _registry().values():
         index.setdefault(released.filename, []).append(released)
     return index
 
@@ -306,7 +385,7 @@ def declared_records(loader: str, **args: Any) -> tuple[int, str] | None:
     """(records, key) declared for the files read by `loader` with these args (all must agree), or None."""
     found = [
         rf
-        for rf in _packaged_registry().values()
+        for rf in _registry().values()
         if rf.loader == loader and rf.records is not None and all(rf.args.get(k) == v for k, v in args.items())
     ]
     if not found:
@@ -323,7 +402,7 @@ def count_records(path: str | os.PathLike) -> tuple[int, str]:
     CSV: data rows after the header (blank lines skipped); text: non-blank lines; JSON: items of a
     list (or of the "data" list of an object holding one), or the keys of an object whose value is a
     record (an object or a list: a summary number such as GPT-4V's "accuracy" is not one); npy: the
-    array's length.
+    array's length; parquet: the table's rows.
     """
     import csv
     import io
@@ -347,6 +426,13 @@ def count_records(path: str | os.PathLike) -> tuple[int, str]:
         return sum(1 for v in document.values() if isinstance(v, (dict, list))), "keys"
     if suffix == ".npy":
         return len(np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)), "entries"
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        from itmbench.errors import reading
+
+        with reading(path):
+            return pq.ParquetFile(path).metadata.num_rows, "rows"
     raise ValueError(f"{path}: no record counter for {suffix!r} files")
 
 

@@ -1,6 +1,7 @@
 # Input functions of the papers' tables and figures filled from the world (workflow/rules/papers.smk).
 
 from itmbench.papers.claims import CLAIM_ORDER
+from itmbench.papers.registry import PAPERS as PAPER_ENTRIES, baseline_metrics_files
 from itmbench.papers.world import PAPER_BENCHMARKS, PAPER_TITLES, world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
 from snakemake.io import report as snakemake_report
@@ -9,8 +10,10 @@ WORLD_PAPERS = sorted(PAPER_BENCHMARKS)
 
 
 def get_world_paper_metrics(paper):
-    """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's)."""
-    return [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
+    """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's, and its
+    caption-metric baseline's)."""
+    models = [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
+    return models + baseline_metrics_files(paper, config, RESULTS)
 
 
 def get_world_figure_metrics(paper):
@@ -52,19 +55,99 @@ def get_first_output_dir(wildcards, output):
 
 
 def get_bench_world_tables(wildcards):
-    """The Markdown of a paper's world tables, for its report (none for a benchmark that is no paper's)."""
+    """The Markdown of a paper's world tables, and of the tables computed from its data that this run writes
+    (the registry's `data_tables`), for its report (none for a benchmark that is no paper's)."""
     if wildcards.bench not in WORLD_PAPERS:
         return []
-    return [p for p in world_table_paths(wildcards.bench, f"{RESULTS}/tables/{wildcards.bench}") if p.endswith(".md")]
+    paths = [p for p in world_table_paths(wildcards.bench, f"{RESULTS}/tables/{wildcards.bench}") if p.endswith(".md")]
+    data = [f"{RESULTS}/tables/{wildcards.bench}/{stem}.md" for stem in PAPER_ENTRIES[wildcards.bench].data_tables]
+    return paths + [p for p in data if produced_here(p)]
 
 
 def get_bench_world_figures(wildcards):
-    """The PNG of a paper's world figures, for its report (none for a benchmark that is no paper's)."""
+    """The PNG of a paper's world figures, and of the figures drawn from its data that this run writes (the
+    registry's `data_figures`: the source's, and with a mirror the released files'), for its report (none for
+    a benchmark that is no paper's)."""
     if wildcards.bench not in WORLD_PAPERS:
         return []
-    return [p for p in world_figure_paths(wildcards.bench, f"{RESULTS}/figures/{wildcards.bench}") if p.endswith(".png")]
+    paths = [p for p in world_figure_paths(wildcards.bench, f"{RESULTS}/figures/{wildcards.bench}") if p.endswith(".png")]
+    roots = [RESULTS, "results/released"] if MIRROR else [RESULTS]
+    data = [f"{root}/figures/{wildcards.bench}/{stem}.png" for root in roots for stem in PAPER_ENTRIES[wildcards.bench].data_figures]
+    return paths + [p for p in data if produced_here(p)]
+
+
+# --- CxC's Figures 3-5 and Table 1, computed from the rated pairs and the models' scores (papers.smk) ----------
+
+
+def cxc_section_json(*keys):
+    """Some keys of params.yaml report.cxc as canonical JSON (a job reruns only when the keys it reads change)."""
+    return json.dumps({k: config["report"]["cxc"][k] for k in keys}, sort_keys=True)
+
+
+def get_cxc_figure_data_config(wildcards):
+    """What the numbers of Figure 3 or 4 read: Figure 3 its bin width, Figure 4 nothing (the thresholds are the data's)."""
+    return cxc_section_json("rating_bin_width") if wildcards.cxc_data_figure == "figure3" else cxc_section_json()
+
+
+def get_cxc_figure_config(wildcards):
+    """What drawing a figure reads: the split Figures 3 and 4 show."""
+    return cxc_section_json("split") if wildcards.cxc_figure != "figure5" else cxc_section_json()
+
+
+def get_cxc_released_figure_config(wildcards):
+    """What drawing a released figure (3 or 4) reads: the split it shows."""
+    return cxc_section_json("split")
+
+
+def get_cxc_figure_inputs(wildcards):
+    """A CxC figure's computed files: its table, and for Figure 5 the sampled pairs."""
+    inputs = {"data": f"{RESULTS}/tables/cxc/{wildcards.cxc_figure}.csv"}
+    if wildcards.cxc_figure == "figure5":
+        inputs["points"] = f"{RESULTS}/figures/cxc/figure5_points.csv"
+    return inputs
+
+
+def get_cxc_points_flag(wildcards, input):
+    return f"--points {input.points}" if input.get("points") else ""
+
+
+def cxc_encoder_models():
+    """The world models standing for Table 1's printed encoders (report.cxc.encoders), printed name -> model."""
+    return dict(config["report"]["cxc"]["encoders"])
+
+
+def cxc_encoders_scored():
+    """Whether every model standing for a printed encoder scores CxC in this source (Figure 5 and Table 1 need them)."""
+    return all(model in scored_models("cxc") for model in cxc_encoder_models().values())
+
+
+def get_cxc_bow_scores(wildcards):
+    return f"{RESULTS}/scores/cxc/{cxc_encoder_models()['BoW']}.parquet"
+
+
+def get_cxc_encoder_scores(wildcards):
+    return [f"{RESULTS}/scores/cxc/{model}.parquet" for model in sorted(set(cxc_encoder_models().values()))]
+
+
+def get_cxc_scores_flags(wildcards, input):
+    """--scores MODEL=PATH for each of the encoders' scores files."""
+    return " ".join(f"--scores {os.path.basename(path)[: -len('.parquet')]}={path}" for path in input.scores)
+
+
+def flag_cxc(path, subcategory):
+    """A CxC output flagged for `snakemake --report`."""
+    return flag_report(path, "../report/cxc.rst", PAPER_TITLES["cxc"], subcategory)
 
 
 def get_bench_claims(wildcards):
     """A paper's claims checked on the source's metrics, for its report (none for a paper without claims)."""
     return f"{RESULTS}/tables/claims/{wildcards.bench}.md" if wildcards.bench in CLAIM_ORDER else []
+
+
+# The models trained on TROHN-Text (trainer negclip): BiVLC's Table 6 counts their hard negatives.
+TROHN_TEXT_MODELS = sorted(m for m in TRAINED if MODEL_SPECS[m].get("trainer") == "negclip")
+
+
+def get_trohn_text_histories():
+    """The training summaries (history.json) of the TROHN-Text models, which count their hard negatives."""
+    return [f"{RESULTS}/models/{m}/history.json" for m in TROHN_TEXT_MODELS]

@@ -54,3 +54,34 @@ class BisonConfig:
                 f"bison params: fasttext_min_n={self.fasttext_min_n}, fasttext_max_n={self.fasttext_max_n}; "
                 "expected 1 <= min_n <= max_n"
             )
+
+
+@dataclass(frozen=True)
+class BisonCaptionMetricsConfig:
+    """BISON section 6's caption-metric baseline (params.yaml section `bison_caption_metrics`).
+
+    The decisions behind the fields are in itmbench.papers.bison.caption_metrics's docstring.
+    """
+
+    SECTION: ClassVar[str] = "bison_caption_metrics"
+
+    metrics: tuple[str, ...]
+    negative_references: int
+    seed: int
+
+    def __post_init__(self) -> None:
+        from itmbench.metrics.captioning import METRICS, NOT_POSSIBLE
+
+        for metric in self.metrics:
+            if metric not in METRICS:
+                reason = f" ({NOT_POSSIBLE[metric]})" if metric in NOT_POSSIBLE else ""
+                raise ValueError(
+                    f"bison_caption_metrics params: metric {metric!r}{reason}; expected some of {list(METRICS)}"
+                )
+        if len(set(self.metrics)) != len(self.metrics):
+            raise ValueError(f"bison_caption_metrics params: metrics {list(self.metrics)} repeat a metric")
+        if self.negative_references < 1:
+            raise ValueError(
+                f"bison_caption_metrics params: negative_references={self.negative_references}; "
+                "expected an integer >= 1"
+            )

@@ -1,4 +1,6 @@
-"""BISON's tables filled from the world's metrics: Table 3 (accuracy and retrieval R@K) and Table 1."""
+"""BISON's tables filled from the world's metrics: Table 3 (accuracy and retrieval R@K), Table 1, and section 6's
+caption-metric baseline (BISON accuracy of BLEU-4, CIDEr-D, METEOR as scorers; printed in the text, table
+"Section 6" of published_results.csv)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.papers.world_cells import (
     WorldMetrics,
@@ -42,7 +45,29 @@ def bison_world_long(
     records.sort(key=lambda r: (r[2], order[r[3]]))
     if table1_model:
         records += bison_table1_records(retrieval, table1_model, confidence)
+    records += bison_section6_records(metrics.get(CAPTION_METRICS, {}))
     return long_frame(records)
+
+
+CAPTION_METRICS = "bison_caption_metrics"  # the metrics folder (and params section) of section 6's baseline
+SECTION6_BLOCK = "Caption-metric baseline"
+
+
+def bison_section6_records(docs: Mapping[str, Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+    """Section 6 in the world: each captioning metric's BISON accuracy as a scorer, rows in the printed order."""
+    records = []
+    for metric in sorted(docs, key=lambda m: list(METRIC_NAMES).index(m) if m in METRIC_NAMES else len(METRIC_NAMES)):
+        if metric not in METRIC_NAMES:
+            raise ValueError(
+                f"{CAPTION_METRICS}/{metric}.json: unknown captioning metric {metric!r}; "
+                f"expected one of {list(METRIC_NAMES)}"
+            )
+        entry = metric_entry(docs[metric], "bison", f"{CAPTION_METRICS}/{metric}.json")
+        if entry is not None:
+            records.append(
+                entry_cell("Section 6", SECTION6_BLOCK, METRIC_NAMES[metric], "BISON accuracy", entry, metric)
+            )
+    return records
 
 
 def bison_table1_records(
@@ -104,4 +129,11 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         "original and the complete-truth positives, which contain them. Number: count; Percentage: Wilson interval.",
         "Table 3": "Image retrieval = text-to-image, Caption retrieval = image-to-text R@K on the world's "
         "test split with the original positives; BISON = accuracy on the world's BISON.",
+        "Section 6": "Each captioning metric (pycocoevalcap) scores the BISON query against each candidate "
+        "image's reference captions (the true image's captions but the query; a seeded draw of the false "
+        "image's, as many as bison_caption_metrics.negative_references), text tokenized as the COCO "
+        "evaluation does; the higher score picks the image and a tie counts as wrong. CIDEr-D's IDF is over "
+        "every reference set of the evaluation. Wilson intervals. SPICE: not possible here ("
+        + NOT_POSSIBLE["spice"]
+        + ").",
     }

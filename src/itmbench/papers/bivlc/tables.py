@@ -30,7 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import InputError
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
+from itmbench.papers.bivlc.detectors import (
+    DETECTOR_THRESHOLD,
+    detection_accuracy_flags,
+    detector_comparisons,
+    pair_rows,
+    sugarcrepe_detector_correct,
+)
 from itmbench.papers.bivlc.released import COMPARISONS
 from itmbench.papers.published import load_published
 from itmbench.papers.tables import compare, write_comparison
@@ -201,16 +209,136 @@ def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95) -> 
     return compare(released_long_table(mirror, confidence), "bivlc")
 
 
+# --- Table 5 and Section 5.3 from the released detector outputs and GPT-4V's answers ---------------
+
+# released-registry key suffix of a detector -> row name in the paper
+DETECTOR_ROWS: dict[str, str] = {"baseline": "CLIP_Det", "trohn_img": "CLIP_TROHN-Img/Det"}
+# detector metric -> Table 5 column as printed
+TABLE5_COLUMNS: dict[str, str] = {
+    "text_detection": "Text detection acc",
+    "img_detection": "Img detection acc",
+    "i2t": "I2T",
+    "t2i": "T2I",
+    "group": "Group",
+}
+SECTION53 = "Section 5.3"
+STATE_OF_THE_ART = "SugarCrepe state of the art"
+DETECTOR_ACCURACY = "SugarCrepe detector accuracy"
+
+
+def _cell(table: str, block: str, row: str, column: str, accuracy: Accuracy) -> tuple[Any, ...]:
+    """One long-table record of a percentage with its Wilson interval."""
+    lo, hi = accuracy.ci_percent
+    return (table, block, row, column, accuracy.percent, lo, hi, accuracy.n)
+
+
+def detector_long(
+    bivlc: Mapping[str, pd.DataFrame],
+    sugarcrepe: Mapping[str, pd.DataFrame],
+    confidence: float = 0.95,
+    threshold: float = DETECTOR_THRESHOLD,
+) -> pd.DataFrame:
+    """Table 5 (BiVLC detection accuracies, detector-based I2T/T2I/Group) and the detectors' SugarCrepe accuracy.
+
+    `bivlc` and `sugarcrepe` map a printed row (CLIP_Det, ...) to its released detector outputs
+    (`read_detector_results`); Wilson intervals on every accuracy.
+    """
+    records: list[tuple[Any, ...]] = []
+    for row, frame in bivlc.items():
+        pairs = pair_rows(frame, f"BiVLC detector results of {row}", images=True)
+        flags = detection_accuracy_flags(pairs, threshold)
+        scores = detector_comparisons(pairs, threshold)
+        flags.update(i2t=scores.i2t, t2i=scores.t2i, group=scores.group)
+        for name, column in TABLE5_COLUMNS.items():
+            records.append(_cell("Table 5", "", row, column, accuracy_from_correct(flags[name], confidence)))
+    for row, frame in sugarcrepe.items():
+        pairs = pair_rows(frame, f"SugarCrepe detector results of {row}", images=False)
+        correct = sugarcrepe_detector_correct(pairs)
+        records.append(
+            _cell(SECTION53, DETECTOR_ACCURACY, row, "SugarCrepe", accuracy_from_correct(correct, confidence))
+        )
+    frame = pd.DataFrame.from_records(records, columns=list(LONG_COLUMNS))
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def gpt4v_long(gpt4v: pd.DataFrame) -> pd.DataFrame:
+    """GPT-4V's SugarCrepe cell of Section 5.3 (the mean of its two answer orders, bootstrap interval) from the
+    figure data (`itmbench.papers.bivlc.figures.gpt4v_figure_data`); n is the number of instances."""
+    from itmbench.papers.predictions import MEAN_OF_ORDERS
+
+    overall = gpt4v[gpt4v["subset"] == "all"]
+    mean = overall[overall["order"] == MEAN_OF_ORDERS]
+    if mean.empty:
+        raise ValueError("GPT-4V figure data has no overall mean of orders; expected both answer orders")
+    n = int(overall.loc[overall["order"] != MEAN_OF_ORDERS, "n"].max())
+    record = (SECTION53, STATE_OF_THE_ART, "GPT-4V", "SugarCrepe", *mean[["accuracy", "lo", "hi"]].iloc[0], n)
+    frame = pd.DataFrame.from_records([record], columns=list(LONG_COLUMNS))
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def load_detector_results(mirror: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """({row: BiVLC detector outputs}, {row: SugarCrepe detector outputs}) of the two released detectors."""
+    from itmbench.sources.released import load_released
+
+    bivlc = {row: load_released(f"bivlc_detector_bivlc_{key}", mirror) for key, row in DETECTOR_ROWS.items()}
+    sugarcrepe = {row: load_released(f"bivlc_detector_sugarcrepe_{key}", mirror) for key, row in DETECTOR_ROWS.items()}
+    return bivlc, sugarcrepe
+
+
+def detector_comparison(mirror: str | os.PathLike, gpt4v: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Table 5 and Section 5.3 regenerated from the released files, beside every printed cell of them.
+
+    Cells the released files cannot give (the Random row; VQAScore-XXL and CapPa) are kept as
+    ``not_regenerated``; the others are ``match`` or ``differs``.
+    """
+    detectors = detector_long(*load_detector_results(mirror), confidence)
+    table5 = detectors["table"] == "Table 5"
+    # Section 5.3 in the text's order: the state of the art (GPT-4V), then the detectors on SugarCrepe
+    long = pd.concat([detectors[table5], gpt4v_long(gpt4v), detectors[~table5]], ignore_index=True)
+    return compare(long, "bivlc", keep_unregenerated=True, tables=("Table 5", SECTION53))
+
+
+TABLE5_CAPTION = (
+    "Detector outputs: the released per-row probabilities of synthetic (src/Detectors/results), called "
+    f"synthetic above {DETECTOR_THRESHOLD:g} as the released code's rounding does; I2T, T2I and Group by the "
+    "paper's detector procedure (papers/bivlc/detectors.py). Intervals: Wilson 95%."
+)
+SECTION53_CAPTION = (
+    "GPT-4V: the mean of its two answer orders' accuracies over the released answers (interval: bootstrap over "
+    "instances); the detectors: caption+ judged less synthetic than caption- (Wilson 95%). VQAScore-XXL and CapPa "
+    "released no per-instance answers."
+)
+
+
 def write_released_tables(
-    mirror: str | os.PathLike, out_dir: str | os.PathLike, confidence: float = 0.95
+    mirror: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    confidence: float = 0.95,
+    gpt4v: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write one comparison table per BiVLC table (table2/3/4_released.{csv,md,tex}); return the paths."""
+    """Write one comparison table per BiVLC table from the released files; return the paths.
+
+    table2/3/4_released (the four models' per-instance results), table5_released (the detectors) and
+    section5_3_released (GPT-4V and the detectors on SugarCrepe: `gpt4v` is the GPT-4V figure data,
+    computed from the mirror when None).
+    """
     compared = released_comparison(mirror, confidence)
     paths: list[Path] = []
     for table, part in compared.groupby("table", sort=False):
         number = str(table).split()[-1]
         title = f"BiVLC {table}: rows regenerated from the released per-instance results vs published"
         paths += write_comparison(part, Path(out_dir) / f"table{number}_released", title)
+    if gpt4v is None:
+        from itmbench.papers.bivlc.figures import gpt4v_figure_data
+
+        gpt4v = gpt4v_figure_data(mirror)
+    detectors = detector_comparison(mirror, gpt4v, confidence)
+    table5 = detectors[detectors["table"] == "Table 5"]
+    title = "BiVLC Table 5: the synthetic-vs-natural detectors regenerated from their released outputs vs published"
+    paths += write_comparison(table5, Path(out_dir) / "table5_released", title, caption=TABLE5_CAPTION)
+    section = detectors[detectors["table"] == SECTION53]
+    title = "BiVLC Section 5.3: SugarCrepe numbers quoted in the text, regenerated from released files vs published"
+    paths += write_comparison(section, Path(out_dir) / "section5_3_released", title, caption=SECTION53_CAPTION)
     return paths
 
 
@@ -245,3 +373,139 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
     return {
         "Table 2": "Random = the world's random-embedding model.",
     }
+
+
+# --- Table 6 (TROHN-Text statistics) from the world's TROHN-Text trainer ----------------------------
+
+TABLE6 = "Table 6"
+# SugarCrepe's subtypes in Table 6's printed order
+TABLE6_SUBSETS: tuple[str, ...] = (
+    "replace_obj",
+    "replace_att",
+    "replace_rel",
+    "swap_obj",
+    "swap_att",
+    "add_obj",
+    "add_att",
+)
+TABLE6_TOTAL = "TOTAL"
+INSTANCES_ROW = "# instances"
+SHARE_ROW = "share of instances (%)"
+TROHN_TEXT_TRAINER = "negclip"
+TABLE6_CAPTION = (
+    "An instance is a train caption with its image and one hard-negative caption (the paper's: one image and "
+    "two captions). World: the hard negatives the TROHN-Text trainer (negclip) made and trained on, counted from "
+    "its training summary (history.json): one SugarCrepe-style edit per train caption where one false of the "
+    "image exists (train.hard_negatives_per_sample), subtypes tried in a random order; the paper's LLM wrote one "
+    "per subtype for each COCO caption and kept those that follow the template. The share row (Wilson intervals) "
+    "compares the mix of subtypes; its published values are the printed counts over the printed TOTAL (not printed)."
+)
+
+
+def table6_column(subset: str) -> str:
+    """A subtype's Table 6 column: 'replace_obj' -> 'Replace Obj'."""
+    return " ".join(word.capitalize() for word in subset.split("_"))
+
+
+def trohn_text_counts(summary: Any, source: str) -> tuple[str, dict[str, int]]:
+    """(model, hard negatives per subtype) of a TROHN-Text (negclip) trainer's summary (its history.json).
+
+    The world's trainer records them as ``samples.by_subset``, the COCO source's as ``samples.negatives``.
+    """
+    if not isinstance(summary, Mapping) or summary.get("trainer") != TROHN_TEXT_TRAINER:
+        got = summary.get("trainer") if isinstance(summary, Mapping) else type(summary).__name__
+        raise InputError(
+            f"{source}: key trainer: expected the training summary of a {TROHN_TEXT_TRAINER} model, got {got!r}"
+        )
+    samples = summary.get("samples")
+    counts = samples.get("by_subset", samples.get("negatives")) if isinstance(samples, Mapping) else None
+    if not isinstance(counts, Mapping):
+        raise InputError(
+            f"{source}: key samples.by_subset: expected the hard negatives counted by subtype, got {counts!r}"
+        )
+    out: dict[str, int] = {}
+    for subset, count in counts.items():
+        if subset not in TABLE6_SUBSETS:
+            raise InputError(
+                f"{source}: key samples.by_subset.{subset}: expected a subtype among {', '.join(TABLE6_SUBSETS)}"
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InputError(f"{source}: key samples.by_subset.{subset}: expected a count >= 0, got {count!r}")
+        out[subset] = count
+    if not sum(out.values()):
+        raise InputError(f"{source}: key samples.by_subset: no hard negative at all; expected the trainer's TROHN-Text")
+    return str(summary.get("model", Path(source).parent.name)), {s: out.get(s, 0) for s in TABLE6_SUBSETS}
+
+
+def table6_long(counts_by_model: Mapping[str, Mapping[str, int]], confidence: float = 0.95) -> pd.DataFrame:
+    """Table 6 cells of each model's TROHN-Text: instances per subtype and in total, and each subtype's share (%).
+
+    One model fills the printed rows; several each get a block named after the model.
+    """
+    records: list[tuple[Any, ...]] = []
+    for model, counts in counts_by_model.items():
+        block = "" if len(counts_by_model) == 1 else model
+        total = int(sum(counts[s] for s in TABLE6_SUBSETS))
+        nan = float("nan")
+        for subset in TABLE6_SUBSETS:
+            records.append(
+                (TABLE6, block, INSTANCES_ROW, table6_column(subset), float(counts[subset]), nan, nan, total, model)
+            )
+        records.append((TABLE6, block, INSTANCES_ROW, TABLE6_TOTAL, float(total), nan, nan, total, model))
+        for subset in TABLE6_SUBSETS:
+            share = _cell(TABLE6, block, SHARE_ROW, table6_column(subset), _share(counts[subset], total, confidence))
+            records.append((*share, model))
+    frame = pd.DataFrame.from_records(records, columns=[*LONG_COLUMNS, "model"])
+    return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
+
+
+def _share(count: int, total: int, confidence: float) -> Accuracy:
+    """A subtype's share of the instances as a proportion with its Wilson interval."""
+    return accuracy_from_correct(np.r_[np.ones(count, bool), np.zeros(total - count, bool)], confidence)
+
+
+def table6_published() -> pd.DataFrame:
+    """BiVLC's transcription plus Table 6's share row, derived from the printed counts (the paper prints none)."""
+    pub = load_published("bivlc")
+    printed = pub[(pub["table"] == TABLE6) & (pub["row"] == INSTANCES_ROW)].set_index("column")["value"]
+    total = float(printed[TABLE6_TOTAL])
+    derived = pd.DataFrame(
+        {
+            "table": TABLE6,
+            "block": "",
+            "row": SHARE_ROW,
+            "column": [table6_column(s) for s in TABLE6_SUBSETS],
+            "value": [100 * float(printed[table6_column(s)]) / total for s in TABLE6_SUBSETS],
+            "decimals": 2,
+            "note": "not printed: the printed count over the printed TOTAL",
+        }
+    )
+    return pd.concat([pub, derived], ignore_index=True)
+
+
+def trohn_text_comparison(histories: Iterable[str | os.PathLike], confidence: float = 0.95) -> pd.DataFrame:
+    """Table 6 from TROHN-Text trainers' summaries beside the printed counts (compared, never flagged)."""
+    from itmbench.io import read_json
+
+    counts: dict[str, dict[str, int]] = {}
+    for path in histories:
+        model, by_subset = trohn_text_counts(read_json(path), str(path))
+        if model in counts:
+            raise InputError(f"{path}: key model: {model!r} again; expected one training summary per model")
+        counts[model] = by_subset
+    if not counts:
+        raise InputError("Table 6: no training summary given; expected a TROHN-Text (negclip) model's history.json")
+    long = table6_long(counts, confidence)
+    return compare(long, "bivlc", table6_published(), expect_equal=False, keep_unregenerated=True, tables=(TABLE6,))
+
+
+def write_trohn_text_table(
+    histories: Iterable[str | os.PathLike], prefix: str | os.PathLike, confidence: float = 0.95
+) -> list[Path]:
+    """Write Table 6 (prefix.csv, .md, .tex) from TROHN-Text trainers' summaries, beside the printed counts."""
+    from itmbench.papers.world import WORLD_CAPTION
+
+    compared = trohn_text_comparison(histories, confidence)
+    title = "BiVLC Table 6: TROHN-Text statistics, the world's TROHN-Text beside the published counts"
+    caption = f"{WORLD_CAPTION} {TABLE6_CAPTION}"
+    return write_comparison(compared, prefix, title, row_header="statistic", caption=caption)

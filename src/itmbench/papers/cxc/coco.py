@@ -75,8 +75,8 @@ def from_released(raw_dir: str | Path, items: CocoItems, cfg: CxcCocoConfig) -> 
                 def record(i: int, col: str = col, lines: np.ndarray = lines) -> str:
                     return f"line {int(lines[i])} column {col}"
 
-                if col.startswith("caption"):
-                    raw[f"{col}_id"] = items.caption_ids_of_sentids(raw[f"{col}_id"].to_numpy(), path, record)
+                if col.startswith("caption"):  # `sentid:N`: COCO's annotation id, not Karpathy's
+                    raw[f"{col}_id"] = items.require_caption_ids(raw[f"{col}_id"].to_numpy(), path, record)
                 else:
                     raw[f"{col}_id"] = items.image_ids_of_files(raw[col].astype(str).tolist(), path, record)
                 if split == cfg.score_split:

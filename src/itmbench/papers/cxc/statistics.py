@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.papers.cxc import released as cxc_source
+from itmbench.papers.cxc.canonical import _config_value
 from itmbench.papers.statistics import compare_with_published, load_published, regenerated_frame
 from itmbench.sources._common import FLOAT, INT, STRING, typed_frame
 from itmbench.sources.released import resolve
@@ -155,11 +156,128 @@ def cxc_positives_per_item(
     return typed_frame(cols, {"task": STRING, "split": STRING, "item": STRING, "n_positives": INT, "n_items": INT})
 
 
-def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
-    """Regenerate the paper's dataset statistics from the released files in a mirror folder."""
-    raw = {
+def read_released_ratings(mirror: str | os.PathLike) -> dict[tuple[str, str], pd.DataFrame]:
+    """The six released rating files as raw tables {(task, split): read_cxc_csv(...)}, one row per line."""
+    return {
         (task, split): cxc_source.read_cxc_csv(resolve(f"cxc_{task}_{split}", mirror, must_exist=True), task, split)
         for task in cxc_source.TASKS
         for split in cxc_source.SPLITS
     }
-    return cxc_statistics(raw)
+
+
+def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
+    """Regenerate the paper's dataset statistics from the released files in a mirror folder."""
+    return cxc_statistics(read_released_ratings(mirror))
+
+
+def _split_order(split: str) -> tuple[int, str]:
+    """The released files' order (val, test), other splits after them by name."""
+    known = cxc_source.SPLITS
+    return (known.index(split) if split in known else len(known), split)
+
+
+def bench_ratings(
+    tables: Mapping[str, pd.DataFrame],
+) -> tuple[dict[tuple[str, str], pd.DataFrame], cxc_source.CxcThresholds]:
+    """A CxC benchmark folder's rated pairs as {(task, split): pairs} and the thresholds it was built with.
+
+    `tables` is `canonical.read(folder)` (the world's build or the coco source's): one `sts`, `sis`,
+    `sits` table each with a split column; the thresholds come from its `config` table (the schema's
+    defaults where it has none), so the positives counted are the ones the benchmark scores.
+    """
+    thresholds = cxc_source.CxcThresholds(
+        *(float(_config_value(tables, f"threshold_{task}")) for task in cxc_source.TASKS)
+    )
+    out: dict[tuple[str, str], pd.DataFrame] = {}
+    for task in cxc_source.TASKS:
+        frame = tables[task]
+        for split in sorted(set(frame["split"].astype(str)), key=_split_order):
+            out[task, split] = frame[frame["split"] == split].reset_index(drop=True)
+    return out, thresholds
+
+
+# --- the numbers of Figures 3 and 4, as tables (the figures are drawn from these files) ---------------
+
+# The paper's legend of Fig. 3, for the histogram's sampling groups.
+SAMPLING_LABELS: dict[str, str] = {
+    "all": "All",
+    "intramodal sampling": "Intramodal Sampling",
+    "same example": "Same Example",
+}
+FIGURE_TABLE_EXTRA: dict[str, tuple[str, ...]] = {
+    "figure3": ("task", "split", "sampling", "bin_left", "bin_right", "share"),
+    "figure4": ("task", "split", "item", "n_positives"),
+}
+
+
+def _bin_label(left: float, right: float, last: bool) -> str:
+    return f"[{left:.2f}, {right:.2f}{']' if last else ')'}"
+
+
+def figure3_table(ratings: Mapping[tuple[str, str], pd.DataFrame], bin_width: float = 0.5) -> pd.DataFrame:
+    """Fig. 3's numbers: rated pairs per rating bin, per split, task and sampling, as a long table.
+
+    `ratings` holds one row per rated annotation ({(task, split): table} with agg_score and
+    sampling_method: the released files' rows, or a benchmark's pairs). Columns: row ('<split> <TASK>
+    <Sampling>'), column (the bin, '[0.00, 0.50)', the last closed), value (the count), lo, hi (NaN:
+    a count of the whole file, no sample), then task, split, sampling, bin_left, bin_right, share (of the group).
+    """
+    hist = cxc_rating_histogram(ratings, bin_width)
+    last = hist["bin_right"] >= cxc_source.SCORE_RANGE[1]
+    frame = pd.DataFrame(
+        {
+            "row": [
+                f"{split} {_CXC_TASK_LABEL[task]} {SAMPLING_LABELS[sampling]}"
+                for task, split, sampling in zip(hist["task"], hist["split"], hist["sampling"])
+            ],
+            "column": [_bin_label(a, b, c) for a, b, c in zip(hist["bin_left"], hist["bin_right"], last)],
+            "value": hist["count"].astype("float64"),
+            "lo": np.nan,
+            "hi": np.nan,
+        }
+    )
+    for name in FIGURE_TABLE_EXTRA["figure3"]:
+        frame[name] = hist[name].to_numpy()
+    return _ordered(frame)
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by split (val, test, others), task (STS, SIS, SITS) and sampling (All first), keeping the order within."""
+    order = pd.DataFrame(
+        {
+            "split": frame["split"].map(lambda s: _split_order(str(s))),
+            "task": frame["task"].map(lambda t: cxc_source.TASKS.index(str(t))),
+            "sampling": frame["sampling"].map(lambda s: list(SAMPLING_LABELS).index(str(s)))
+            if "sampling" in frame
+            else 0,
+            "n": np.arange(len(frame)),
+        }
+    )
+    index = order.sort_values(["split", "task", "sampling", "n"], kind="stable").index
+    return frame.loc[index].reset_index(drop=True)
+
+
+def figure4_table(
+    pairs: Mapping[tuple[str, str], pd.DataFrame], thresholds: cxc_source.CxcThresholds = cxc_source.CxcThresholds()
+) -> pd.DataFrame:
+    """Fig. 4's numbers: items by their number of positive partners, per split, task and item kind (long table).
+
+    Every count from 0 to the largest of its (split, task) is a column, zeros included. Columns: row
+    ('<split> <TASK> per <item>'), column (the number of positives), value (items with that many), lo,
+    hi (NaN), then task, split, item, n_positives.
+    """
+    counts = cxc_positives_per_item(pairs, thresholds)
+    records = []
+    for (task, split), group in counts.groupby(["task", "split"], sort=False):
+        top = int(group["n_positives"].max())
+        for item, sub in group.groupby("item", sort=True):
+            found = dict(zip(sub["n_positives"].astype(int), sub["n_items"].astype(int)))
+            for n in range(top + 1):
+                row = f"{split} {_CXC_TASK_LABEL[task]} per {item}"
+                records.append((row, str(n), float(found.get(n, 0)), task, split, item, n))
+    frame = pd.DataFrame.from_records(
+        records, columns=["row", "column", "value", "task", "split", "item", "n_positives"]
+    )
+    frame.insert(3, "lo", np.nan)
+    frame.insert(4, "hi", np.nan)
+    return _ordered(frame)

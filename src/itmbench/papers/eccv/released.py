@@ -115,10 +115,13 @@ def load_eccv_positives(
 def read_coco_test_ids(path: str | os.PathLike, expected_length: int | None = N_TEST_CAPTIONS) -> np.ndarray:
     """The Karpathy test caption ids (int64, file order) from coco_test_ids.npy, checked for shape and uniqueness.
 
-    A declared file must have its md5 and length; an empty, truncated or pickled file is an error
-    naming what it should hold.
+    A declared file must have its md5 and its declared length (25,000 in released.yaml; a registry
+    overlay's own count: the world's release); another file `expected_length` (None: any); an empty,
+    truncated or pickled file is an error naming what it should hold.
     """
-    check_released(path)
+    declared = check_released(path)
+    if declared is not None and declared.records is not None:
+        expected_length = None  # check_count holds it to the declaration
     what = f"a NumPy .npy array of {expected_length or 'the'} COCO caption ids (integers, no pickles)"
     data = read_bytes(path)
     try:

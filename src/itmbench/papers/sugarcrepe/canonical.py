@@ -92,7 +92,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
         if name not in CONSTRUCTION_TABLES or (d / f"{name}.parquet").exists()
     }
     tables["items"] = read_parquet_checked(d / "items.parquet", ITEM_COLUMNS, FOLDER)
-    if (d / EXTRA_DIR / "captions.parquet").exists():
+    if (d / EXTRA_DIR / "images.npy").exists():  # the world's layout; the coco source's added texts are ItemStore's
         tables["extra_captions"] = read_parquet_checked(
             d / EXTRA_DIR / "captions.parquet", EXTRA_CAPTION_COLUMNS, FOLDER
         )

@@ -1,0 +1,195 @@
+"""Captioning metrics of a candidate caption against reference captions, through the field's own code.
+
+BLEU-4, CIDEr-D and METEOR are pycocoevalcap's (the COCO caption evaluation server's code, PyPI
+``pycocoevalcap``): `caption_metric_scores` hands it one candidate and one reference set per entry
+and returns its per-entry scores, so a value here is pycocoevalcap's value (tested against the library
+called directly).
+
+- ``bleu4``: ``pycocoevalcap.bleu.bleu.Bleu(4)``, its per-sentence BLEU-4 (brevity penalty against the
+  closest reference length, the library's tiny smoothing constants); pure Python.
+- ``cider_d``: ``pycocoevalcap.cider.cider.Cider`` (the COCO server's "CIDEr" is CIDEr-D: clipped
+  n-gram counts, a Gaussian length penalty with sigma 6, x10); pure Python. Its IDF is computed over
+  the reference sets of the entries passed in the same call: one document per entry. Callers decide
+  which entries form that corpus (BISON: every reference set of the evaluation, see
+  `itmbench.papers.bison.caption_metrics`).
+- ``meteor``: ``pycocoevalcap.meteor.meteor.Meteor``, which runs the ``meteor-1.5.jar`` and the
+  English paraphrase table that the wheel ships, in a ``java`` subprocess: it needs Java on PATH
+  (Debian's ``default-jre-headless``; ``.ci/install_slurm.sh`` installs it).
+- SPICE is not offered (`NOT_POSSIBLE`): pycocoevalcap's ``Spice`` downloads Stanford CoreNLP 3.6.0
+  and its models from the Stanford NLP site on first use, and no package of the registries these
+  machines reach (PyPI, Debian) ships them.
+
+Text is tokenized as the COCO evaluation does before scoring: Stanford's PTBTokenizer with
+``-lowerCase``, then the punctuation tokens of pycocoevalcap's list dropped. That tokenizer is Java;
+`ptb_tokenize` is its Python equivalent for captions (lower-casing; clitics split as PTB does,
+``doesn't`` -> ``does n't``, ``can't`` -> ``ca n't``; brackets become ``-lrb-`` etc., which survive
+because the library compares its punctuation list, ``-LRB-``, with lower-cased tokens; quotes, ``. , ; :
+! ? - -- ...`` dropped; ``# $ % + =`` split off; abbreviations such as ``p.m.`` and numbers such as
+``5:30``, ``3.5``, ``1,000`` kept whole). The tests hold it to the Java tokenizer's output on a list
+of examples.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from itmbench.errors import InputError
+
+if TYPE_CHECKING:  # numpy loads when scores are computed: the CLI's parser imports this module's names
+    import numpy as np
+
+METRICS: tuple[str, ...] = ("bleu4", "cider_d", "meteor")
+METRIC_NAMES: dict[str, str] = {"bleu4": "BLEU-4", "cider_d": "CIDEr-D", "meteor": "METEOR"}
+NOT_POSSIBLE: dict[str, str] = {
+    "spice": "pycocoevalcap's SPICE downloads Stanford CoreNLP 3.6.0 and its models from the Stanford NLP "
+    "site on first use; no PyPI or Debian package ships them, and no other host can be reached here",
+}
+
+# pycocoevalcap.tokenizer.ptbtokenizer.PUNCTUATIONS: the tokens its PTBTokenizer drops
+PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-"]
+                         + ["--", "...", ";"])  # fmt: skip
+_BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
+# words PTB splits in two (its "multi-word" contractions)
+_SPLIT_WORDS = {"cannot": "can not", "gonna": "gon na", "gotta": "got ta", "wanna": "wan na"}
+_CLITIC = re.compile(r"^(.+?)(n't|'s|'re|'ve|'ll|'d|'m)$")
+_NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
+_ABBREVIATION = re.compile(
+    r"^(?:(?:[a-z]\.)+[a-z]?\.?|(?:mr|mrs|ms|dr|st|jr|sr|prof|vs|etc|mt|ft)\.)$"
+)  # u.s., p.m., dr.
+_EDGE_PUNCT = ".,;:!?"
+
+
+def _split_token(token: str) -> list[str]:
+    """One whitespace-free chunk (lower case, brackets already spaced) as PTB tokens."""
+    out: list[str] = []
+    tail: list[str] = []
+    # quotes and apostrophes at the edges of a word are quote tokens
+    while token and token[0] in "\"'`":
+        out.append("``")
+        token = token[1:]
+    # trailing punctuation: a run of . , ; : ! ? and closing quotes, split off whole
+    while token:
+        if token.endswith("..."):
+            tail.insert(0, "...")
+            token = token[:-3]
+        elif token[-1] in '"`/':
+            tail.insert(0, "/" if token[-1] == "/" else "''")
+            token = token[:-1]
+        elif token.endswith("''") or (token[-1] == "'" and not re.search(r"(?:^|[^a-z])[a-z]'$|n'$", token)):
+            tail.insert(0, "''")
+            token = token[:-1]
+        elif token[-1] in _EDGE_PUNCT:
+            if token[-1] == "." and _ABBREVIATION.match(token):
+                break
+            run = re.search(rf"[{re.escape(_EDGE_PUNCT)}]+$", token)
+            piece = run.group(0) if run else ""
+            if piece.startswith(".") and _ABBREVIATION.match(token[: run.start()] + "."):
+                piece = piece[1:]  # an abbreviation keeps its period: "t.v.?" -> "t.v." "?"
+                tail.insert(0, piece)
+                token = token[: run.start() + 1]
+                break
+            tail.insert(0, piece)
+            token = token[: run.start()]
+        else:
+            break
+    if not token:
+        return out + tail
+    if _NUMBER.match(token) or _ABBREVIATION.match(token):
+        return [*out, token, *tail]
+    # symbols PTB always splits off; runs of dashes and dots inside a word are tokens of their own
+    pieces = [p for p in re.split(r"([#$%+=`]|-{2,}|\.{3,}|\"|;|(?<!\d),|,(?!\d))", token) if p]
+    for piece in pieces:
+        if piece in _SPLIT_WORDS:
+            out += _SPLIT_WORDS[piece].split()
+            continue
+        m = _CLITIC.match(piece)
+        if m:  # doesn't -> does n't, can't -> ca n't, man's -> man 's
+            out += [m.group(1), m.group(2)]
+        elif re.match(r"^[a-z]+'s-", piece):  # man's-room -> man 's - room
+            stem, _, rest = piece.partition("'s-")
+            out += [stem, "'s", "-", rest]
+        else:
+            out.append(piece)
+    return out + tail
+
+
+def ptb_tokens(text: str) -> list[str]:
+    """The lower-cased PTB tokens of a caption, before punctuation is dropped (see the module docstring)."""
+    text = text.lower()
+    for bracket, name in _BRACKETS.items():
+        text = text.replace(bracket, f" {name} ")
+    tokens: list[str] = []
+    for chunk in text.split():
+        tokens += _split_token(chunk)
+    return tokens
+
+
+def ptb_tokenize(text: str) -> str:
+    """A caption as pycocoevalcap's PTBTokenizer leaves it: lower-cased tokens, punctuation dropped, space-joined."""
+    return " ".join(t for t in ptb_tokens(text) if t not in PUNCTUATIONS)
+
+
+def java_available() -> bool:
+    """Whether a ``java`` executable is on PATH (METEOR runs in Java)."""
+    return shutil.which("java") is not None
+
+
+def caption_metric_scores(metric: str, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """pycocoevalcap's per-entry score of candidates[i] against references[i] (tokenized text), in one call.
+
+    For ``cider_d`` the IDF corpus is the reference sets of these entries, one document each.
+    """
+    import numpy as np
+
+    if metric not in METRICS:
+        reason = f" ({NOT_POSSIBLE[metric]})" if metric in NOT_POSSIBLE else ""
+        raise ValueError(f"unknown captioning metric {metric!r}{reason}; expected one of {list(METRICS)}")
+    if len(candidates) != len(references):
+        raise ValueError(f"{len(candidates)} candidates but {len(references)} reference sets; expected one each")
+    for i, refs in enumerate(references):
+        if len(refs) == 0:
+            raise ValueError(f"entry {i}: no reference caption; every candidate needs at least one")
+    if len(candidates) == 0:
+        return np.zeros(0, dtype=np.float64)
+    gts = {i: list(refs) for i, refs in enumerate(references)}
+    res = {i: [cand] for i, cand in enumerate(candidates)}
+    if metric == "bleu4":
+        from pycocoevalcap.bleu.bleu import Bleu
+
+        _, per_order = Bleu(4).compute_score(gts, res, verbose=0)
+        scores = per_order[3]
+    elif metric == "cider_d":
+        from pycocoevalcap.cider.cider import Cider
+
+        _, scores = Cider().compute_score(gts, res)
+    else:
+        scores = _meteor_scores(gts, res)
+    return np.asarray(scores, dtype=np.float64)
+
+
+def _meteor_scores(gts: dict[int, list[str]], res: dict[int, list[str]]) -> list[float]:
+    """pycocoevalcap's METEOR per entry; its Java subprocess is closed before returning."""
+    if not java_available():
+        raise InputError(
+            "METEOR runs pycocoevalcap's meteor-1.5.jar and needs Java: no `java` on PATH "
+            "(install Debian's default-jre-headless, as .ci/install_slurm.sh does)"
+        )
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    meteor = Meteor()
+    try:
+        _, scores = meteor.compute_score(gts, res)
+    finally:
+        meteor.meteor_p.stdin.close()
+        meteor.meteor_p.wait()
+    return scores
+
+
+def pycocoevalcap_version() -> str:
+    """The installed pycocoevalcap's version (recorded beside the scores)."""
+    from importlib.metadata import version
+
+    return version("pycocoevalcap")
