@@ -221,7 +221,8 @@ def get_reports(wildcards):
 def get_report_nav(wildcards):
     """`--nav LABEL=PATH` for the index and every report: the links at the top of each report."""
     pages = [("index", "reports/index.html"), *report_pages()]
-    return " ".join("--nav " + shlex.quote(f"{label}={path}") for label, path in pages)
+    options = [f"{label}={path}" for label, path in pages]
+    return " ".join(f"--nav {shlex.quote(option)}" for option in options)
 
 
 def get_bench_report_title(wildcards):
