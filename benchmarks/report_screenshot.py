@@ -1,6 +1,7 @@
 """A picture of a report: render reports/index.html (or any report) to PNG with a headless Chromium.
 
-The README shows docs/img/report.png, made by this script from a finished default run:
+The README shows docs/img/report.png, made by this script from a finished run (the picture there is of a
+run on the tests' tiny world):
 
     python benchmarks/report_screenshot.py                                   # reports/index.html -> docs/img/report.png
     python benchmarks/report_screenshot.py --report reports/world/bivlc.html --out docs/img/bivlc.png

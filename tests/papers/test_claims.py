@@ -16,6 +16,7 @@ from itmbench.papers.claims import (
     claim,
     claims_table,
     evaluate,
+    explain,
     load_world_results,
     published_results,
     registered_claims,
@@ -214,7 +215,9 @@ def test_registry_and_table(tmp_path: Path) -> None:
     assert json.loads(table.set_index("claim").loc["intramodal_below_i2t", "evidence"])["n_models"] == 1
     paths = write_claims_table(table, tmp_path / "claims", "Claims")
     md = paths[1].read_text(encoding="utf-8")
-    assert md.count("undecided") == 6 and md.count("| yes |") == 1
+    assert md.count("| undecided |") == 6 and md.count("| holds |") == 1 and md.count("Undecided: ") == 6
+    assert '{"' not in md  # the evidence is read as sentences and tables, not as JSON
+    assert "for 1 of 1 non-chance models: holds." in md
 
 
 def _write_world_json(root: Path, benchmark: str, model: str, doc: dict[str, Any]) -> None:
@@ -278,3 +281,107 @@ def test_claims_on_the_released_files(mirror_dir: Path) -> None:
         "model_beats_chance",
     }
     assert isinstance(table, pd.DataFrame)
+
+
+# --- the evidence for a reader ------------------------------------------------------------------------
+
+
+def explained(paper: str, claim_id: str, res: Results, config: ClaimConfig = ClaimConfig()):
+    v = verdict(paper, claim_id, res, config)
+    return explain(paper, claim_id, v.holds, json.dumps(v.evidence), v.reason)
+
+
+def test_every_claim_reads_as_a_sentence_and_a_table() -> None:
+    assert all(c.explain is not None for c in registered_claims())
+
+
+def test_a_comparison_reads_as_one_sentence_ending_with_the_verdict() -> None:
+    docs = {"vse": {"metrics": {"t2i": m(60.4, 56.3, 64.3)}}, "clip": {"metrics": {"t2i": m(75.0, 71.2, 78.5)}}}
+    res = results("bivlc", docs, bivlc_coco="vse", bivlc_trohn_img="clip")
+    shown = explained("bivlc", "hard_negative_images_raise_t2i", res)
+    assert shown.sentence == (
+        "clip's T2I 75.00 (71.20–78.50) is above vse's 60.40 (56.30–64.30) "
+        "(test: intervals do not overlap; gain +14.60): holds."
+    )  # BiVLC prints two decimals
+    assert shown.header == ("number", "value")
+    assert shown.rows[:3] == (
+        ("vse T2I (control)", "60.40 (56.30–64.30)"),
+        ("clip T2I (trained with hard negative images)", "75.00 (71.20–78.50)"),
+        ("gain", "+14.60"),
+    )
+    docs["clip"]["metrics"]["t2i"] = m(62.0, 58.0, 66.0)
+    assert explained("bivlc", "hard_negative_images_raise_t2i", res).sentence == (
+        "clip's T2I 62.00 (58.00–66.00) is not above vse's 60.40 (56.30–64.30) "
+        "(test: intervals do not overlap; gain +1.60): does not hold."
+    )
+
+
+def test_each_papers_claims_read_at_its_printed_precision() -> None:
+    kinds = {"a": "contrastive", "b": "contrastive"}
+    shown = explained(
+        "bivlc", "t2i_below_i2t", results("bivlc", {"a": bivlc_doc(80, 60), "b": bivlc_doc(60, 61)}, kinds)
+    )
+    assert shown.sentence == (
+        "T2I is below I2T (test: point estimates) for 1 of 2 contrastive models (a); not for b: does not hold."
+    )
+    assert shown.rows == (("a", "80.00", "60.00", "+20.00", "yes"), ("b", "60.00", "61.00", "-1.00", "no"))
+    shown = explained("cxc", "intramodal_below_i2t", results("cxc", {"a": cxc_doc(55, 42, 38), "b": cxc_doc(5, 3, 16)}))
+    assert shown.sentence == (
+        "Text → Text and Image → Image R@1 are both below Image → Text R@1 (point estimates) for 1 of 2 "
+        "non-chance models (a); not for b: does not hold."
+    )  # CxC prints one decimal
+    assert shown.rows[1] == ("b", "5.0", "3.0", "16.0", "no")
+    shown = explained("eccv", "extended_positives_raise_recall", results("eccv", {"a": eccv_doc(50, 30)}))
+    assert shown.sentence == "ECCV Caption R@1 is above COCO R@1 (point estimates) for 1 of 1 non-chance models: holds."
+    assert shown.rows == (("a", "50.00", "30.00", "yes"),)
+    swapped = {"a": eccv_doc(50, 10, 5), "b": eccv_doc(60, 20, 6), "c": eccv_doc(70, 30, 5.5)}
+    shown = explained("eccv", "map_at_r_reorders_models", results("eccv", swapped))
+    assert shown.sentence == (
+        "Kendall's tau-b between the rankings of 3 non-chance models by ECCV mAP@R and by COCO 5K R@1 is 0.33 "
+        "(below 1: the rankings differ): holds."
+    )
+    skewed = {"answer_position_prior": {"dev": [16.7, 18.8, 20.3, 22.7, 21.6]}, "n": {"dev": 9999}}
+    shown = explained("mcic", "position_prior_not_uniform", results("mcic", {"x": skewed}))
+    assert shown.sentence.startswith(
+        "A chi-square test of the answer positions against the uniform prior rejects it at alpha = 0.01 on 1 of 1 "
+        "splits (dev: chi2 = "
+    ) and shown.sentence.endswith("): holds.")
+    assert shown.rows[0][:4] == ("dev", "9999", "16.7, 18.8, 20.3, 22.7, 21.6", "3")
+    beats = {"a": {"metrics": {"bison": m(60, 55, 65)}}, "b": {"metrics": {"bison": m(52, 48, 56)}}}
+    shown = explained("bison", "model_beats_chance", results("bison", beats))
+    assert shown.sentence == (
+        "The best model by its interval's lower bound, a, scores 60.00 (55.00–65.00): its lower bound 55.00 is "
+        "above chance (50%): holds."
+    )
+    assert shown.rows == (("a", "60.00 (55.00–65.00)", "55.00", "yes"), ("b", "52.00 (48.00–56.00)", "48.00", "no"))
+
+
+def test_an_undecided_claim_reads_as_its_reason_and_odd_evidence_as_its_numbers() -> None:
+    two = {"a": eccv_doc(50, 10, 5), "b": eccv_doc(60, 20, 6)}
+    shown = explained("eccv", "map_at_r_reorders_models", results("eccv", two))
+    assert shown.sentence.startswith("Undecided: ranking needs >= 3 non-chance models") and shown.rows == (
+        ("n_models", "2"),
+    )
+    # evidence of another shape than the claim's explainer reads: its numbers, one a row
+    odd = explain(
+        "bivlc", "hard_negative_images_raise_t2i", "True", '{"gain": 1.5, "x": {"value": 2, "lo": 1, "hi": 3}}'
+    )
+    assert odd.sentence == "The claim holds; the numbers below." and odd.rows == (
+        ("gain", "1.50"),
+        ("x", "2.00 (1.00–3.00)"),
+    )
+
+
+def test_the_markdown_reads_the_same_from_the_written_csv(tmp_path: Path) -> None:
+    """Another tool reads the CSV: the evidence column stays JSON, and explains the same once read back."""
+    table = claims_table(published_results())
+    paths = write_claims_table(table, tmp_path / "claims", "Claims")
+    back = pd.read_csv(paths[0], keep_default_na=False)
+    for (_, a), (_, b) in zip(table.iterrows(), back.iterrows()):
+        assert json.loads(b["evidence"]) == json.loads(a["evidence"])
+        assert explain(b["paper"], b["claim"], b["holds"], b["evidence"], b["reason"]) == explain(
+            a["paper"], a["claim"], a["holds"], a["evidence"], a["reason"]
+        )
+    md = paths[1].read_text(encoding="utf-8")
+    assert "Kendall's tau-b between the rankings of 25 non-chance models by ECCV mAP@R and by COCO 1K R@1 is 0.47" in md
+    assert "CLIP_TROHN-Img's T2I 71.84 is above CLIP_COCO's 63.89 (test: point estimates; gain +7.95" in md

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from itmbench.io import write_parquet
-from itmbench.papers.registry import BENCHMARKS, benchmark
+from itmbench.papers.published import load_published
+from itmbench.papers.registry import BENCHMARKS, PAPERS, benchmark
 from itmbench.params import make_config
 from itmbench.scoring.embed import ItemStore
 from itmbench.world.generate import WorldConfig, generate_world, write_world
@@ -33,6 +34,24 @@ def test_every_registered_benchmark_has_the_interface():
         assert getattr(config, entry.config_class).SECTION == name
         for dep in entry.depends_on:
             assert dep in BENCHMARKS
+
+
+def test_each_benchmark_table_prints_at_its_papers_printed_precision():
+    """A benchmark's `decimals` is the most common printed precision of its paper's results tables (those
+    the world fills) in published_results.csv; CxC prints every median rank as a whole number."""
+    for name, entry in BENCHMARKS.items():
+        if name not in PAPERS:
+            assert entry.decimals == 1 and not entry.column_decimals, name  # no paper: the fixed default
+            continue
+        printed = load_published(name)
+        printed = printed[printed["table"].isin(PAPERS[name].world_tables.values())]
+        counts = printed["decimals"].value_counts()
+        assert entry.decimals == max(counts.index, key=lambda d: (counts[d], d)), (name, counts.to_dict())
+    cxc = load_published("cxc")
+    medians = cxc[cxc["table"].isin(PAPERS["cxc"].world_tables.values()) & cxc["column"].str.endswith("med r")]
+    assert len(medians) > 0 and set(medians["decimals"]) == {BENCHMARKS["cxc"].column_decimals["MedR"]} == {0}
+    precision = BENCHMARKS["cxc"].column_precision(["t2i/cxc/MedR", "t2i/cxc/R@1", "sts/spearman"])
+    assert precision == {"t2i/cxc/MedR": 0, "t2i/cxc/R@1": 1, "sts/spearman": 1}
 
 
 def test_unknown_benchmark_is_named():

@@ -21,7 +21,15 @@ from itmbench.papers.bivlc.tables import (
     write_released_tables,
 )
 from itmbench.papers.eccv.tables import TABLE5_METRICS, table5_comparison, write_table5_comparison
-from itmbench.papers.tables import compare, differing_cells, round_printed, status_counts, write_comparison
+from itmbench.papers.tables import (
+    compare,
+    comparison_markdown,
+    differing_cells,
+    printed_precision,
+    round_printed,
+    status_counts,
+    write_comparison,
+)
 
 PUBLISHED = pd.DataFrame(
     {
@@ -64,6 +72,41 @@ def test_compare_rounds_to_the_printed_precision_and_marks_each_cell() -> None:
     assert differing_cells(out) == ["Table 1 /  / m2 / acc: 40.1 vs 40.0", "Table 2 / B / m1 / acc: 0.093 vs 9.263"]
 
 
+def test_a_column_prints_at_one_precision_the_odd_printed_cell_as_printed() -> None:
+    """BiVLC Table 4 prints Open CapPa's Add Group as 9.263 among two-decimal numbers: the world's cells of that
+    column were printed at 3 decimals beside 2 (13.559 beside 20.34); now every cell at 2, the 9.263 as printed."""
+    published = pd.DataFrame(
+        {
+            "table": ["Table 4"] * 3,
+            "block": ["Add"] * 3,
+            "row": ["CLIP", "NegCLIP", "Open CapPa"],
+            "column": ["Group"] * 3,
+            "value": [39.58, 48.00, 9.263],
+            "decimals": [2, 2, 3],
+            "note": [""] * 3,
+        }
+    )
+    world = pd.DataFrame(
+        {
+            "table": ["Table 4"] * 2,
+            "block": ["Add"] * 2,
+            "row": ["CLIP", "coca"],
+            "column": ["Group"] * 2,
+            "value": [20.338983, 13.559322],
+            "lo": [12.036272, 7.034175],
+            "hi": [32.268012, 24.539661],
+        }
+    )
+    assert printed_precision(published) == {("Table 4", "Group"): 2}
+    out = compare(world, "any", published=published, expect_equal=False, keep_unregenerated=True)
+    assert out.set_index("row")["decimals"].to_dict() == {"CLIP": 2, "NegCLIP": 2, "Open CapPa": 3, "coca": 2}
+    md = comparison_markdown(out, "Table 4")
+    assert "| coca | 13.56 (7.03–24.54) \\| – \\| – |" in md
+    assert "| CLIP | 20.34 (12.04–32.27) \\| 39.58 \\| -19.24 |" in md
+    assert "| Open CapPa | – \\| 9.263 \\| – |" in md
+    assert "13.559" not in md
+
+
 def test_compare_accepts_a_table_without_block_lo_hi() -> None:
     frame = pd.DataFrame({"table": ["Table 1"], "row": ["m2"], "column": ["acc"], "value": [39.96]})
     out = compare(frame, "any", published=PUBLISHED)
@@ -98,7 +141,9 @@ def test_write_comparison_flags_differing_cells_in_every_format(tmp_path: Path) 
     md = paths[1].read_text(encoding="utf-8")
     assert md.count("⚠") == 2 + 1  # two cells and the legend
     assert "75.83 (1.00–" not in md  # an interval needs both ends
-    assert "75.83 \\| 75.83 \\| +0.00" in md and "40.1 \\| 40.0 \\| +0.1 ⚠" in md
+    assert "75.83 \\| 75.83 \\| +0.00" in md
+    # Table 1's acc is printed at 2 and 1 decimals (a tie: the larger): m2's cell at 2, its published 40.0 as printed
+    assert "40.06 \\| 40.0 \\| +0.06 ⚠" in md
     assert "2 match, 2 differ" in md and "*Table 2 — B*" in md
     tex = paths[2].read_text(encoding="utf-8")
     assert tex.count("(!)") == 2 + 1 and r"\begin{tabular}" in tex

@@ -115,6 +115,60 @@ def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_reso
     assert "<th>difference</th>" in html  # the world tables have cells beside published numbers
 
 
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def _dump_dom(browser: str, page, profile) -> str:
+    """The page's DOM after Chromium loaded and rendered it (headless; --no-sandbox: CI runs as root)."""
+    cmd = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        page.resolve().as_uri(),
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "</html>" in res.stdout, (page, res.returncode, res.stderr[-2000:])
+    return res.stdout
+
+
+@pytest.mark.slow
+def test_every_report_renders_in_a_browser_as_results_with_links_that_resolve(run_dir, tmp_path):
+    """Each report, opened in a headless Chromium: its title and navigation, no code cell, every link a file."""
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip(f"no headless browser ({', '.join(BROWSERS)}); on Debian: apt-get install chromium")
+    reports = sorted((run_dir / "reports").rglob("*.html"))
+    index = run_dir / "reports/index.html"
+    assert index in reports and len(reports) == 1 + len(list((run_dir / "reports/world").glob("*.html"))) >= 8
+    for page in reports:
+        dom = _dump_dom(browser, page, tmp_path / "profile")
+        classes = set(" ".join(re.findall(r'class="([^"]*)"', dom)).split())
+        assert not classes & {"jp-InputArea", "input_area", "jp-InputPrompt", "prompt"}, page  # no code cell
+        assert "In&nbsp;[" not in dom and "In [" not in dom, page
+        assert "<h1" in dom, page
+        links = re.findall(r'\b(?:href|src)="([^"]*)"', dom)
+        for link in links:
+            if link.startswith("data:"):
+                continue
+            assert not link.startswith(("http:", "https:", "//")), (page, link)  # nothing from outside
+            if link.startswith("#"):
+                assert f'id="{link[1:]}"' in dom, (page, link)
+                continue
+            assert (page.parent / link.split("#")[0]).resolve().is_file(), (page, link)
+        if page == index:
+            continue
+        assert 'class="itm-nav"' in dom and 'aria-current="page"' in dom, page
+        linked = {(page.parent / link).resolve() for link in links if link.endswith(".html")}
+        assert linked == set(reports) - {page}, page  # the index and every other report
+        assert "jp-OutputArea" in classes, page
+    bivlc = _dump_dom(browser, run_dir / "reports/world/bivlc.html", tmp_path / "profile")
+    assert "T2I is below I2T (test: " in bivlc and '{"' not in bivlc.split("<main>", 1)[1]  # claims as sentences
+
+
 @pytest.mark.slow
 def test_snakemake_report_includes_the_paper_tables_and_figures(run_dir):
     import zipfile

@@ -2,6 +2,7 @@
 import json
 import re
 import os
+import shlex
 
 from snakemake.utils import validate
 
@@ -204,12 +205,29 @@ def get_bench_report_images(wildcards):
     return get_items_images(wildcards)
 
 
+def report_pages():
+    """Every report with its name in the reports' navigation: the source's, and the released source's when a mirror is set."""
+    pages = [(BENCHMARKS[bench].report_label(), f"reports/{SOURCE}/{bench}.html") for bench in WORLD_BENCHMARKS]
+    if MIRROR:
+        pages.append(("released files", "reports/released/released.html"))
+    return pages
+
+
 def get_reports(wildcards):
     """Every report: the world's, and the released source's when a mirror is set."""
-    reports = expand(f"reports/{SOURCE}/{{bench}}.html", bench=WORLD_BENCHMARKS)
-    if MIRROR:
-        reports.append("reports/released/released.html")
-    return reports
+    return [path for _, path in report_pages()]
+
+
+def get_report_nav(wildcards):
+    """`--nav LABEL=PATH` for the index and every report: the links at the top of each report."""
+    pages = [("index", "reports/index.html"), *report_pages()]
+    options = [f"{label}={path}" for label, path in pages]
+    return " ".join(f"--nav {shlex.quote(option)}" for option in options)
+
+
+def get_bench_report_title(wildcards):
+    """A report's title: its benchmark's heading (the paper and its task) and the source."""
+    return f"{BENCHMARKS[wildcards.bench].heading} ({SOURCE})"
 
 
 def dir_of_input(key):

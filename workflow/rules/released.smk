@@ -131,6 +131,8 @@ rule report_released:
         "reports/released/released.html",
     params:
         parameters=json.dumps({"root": "results/released", "papers": STATISTICS_PAPERS}, sort_keys=True),
+        title="The papers' released files: statistics and tables regenerated from them",
+        nav=get_report_nav,
     threads: 1
     resources:
         mem_mb=2000,
@@ -141,4 +143,5 @@ rule report_released:
     conda:
         ENV
     shell:
-        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --out {output} > {log} 2>&1"
+        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --title {params.title:q} "
+        "{params.nav} --out {output} > {log} 2>&1"

@@ -63,6 +63,8 @@ rule report_benchmark:
         f"reports/{SOURCE}/{{bench}}.html",
     params:
         parameters=get_bench_report_parameters,
+        title=get_bench_report_title,
+        nav=get_report_nav,
     threads: 1
     resources:
         mem_mb=2000,
@@ -73,7 +75,8 @@ rule report_benchmark:
     conda:
         ENV
     shell:
-        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --out {output} > {log} 2>&1"
+        "itmbench notebook --notebook {input.notebook} --parameters {params.parameters:q} --title {params.title:q} "
+        "{params.nav} --out {output} > {log} 2>&1"
 
 
 rule claims:

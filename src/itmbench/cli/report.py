@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from itmbench.cli._args import (
     choice_values,
     json_arg,
+    name_value,
     open_fraction,
     positive_int,
     with_absent_cells,
@@ -56,17 +57,23 @@ def cmd_table_benchmark(args: argparse.Namespace) -> None:
     score = benchmark(args.name).part("score")
     long = score.long_table(metrics) if hasattr(score, "long_table") else _main_metrics_long(metrics)
     long = with_absent_cells(long, args.absent, args.grid_of)
+    entry = benchmark(args.name)
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
         write_table(
-            long, Path(args.out_csv).with_suffix(""), args.title, row_header=getattr(score, "ROW_HEADER", "model")
+            long,
+            Path(args.out_csv).with_suffix(""),
+            args.title,
+            row_header=getattr(score, "ROW_HEADER", "model"),
+            decimals=entry.decimals,  # the paper's printed precision (the CSV stays exact)
+            column_decimals=entry.column_precision(long["column"].unique()),
         )
 
 
 def cmd_notebook(args: argparse.Namespace) -> None:
-    """Execute a report notebook with papermill and render it to HTML."""
+    """Execute a report notebook with papermill and render its results (no code) to HTML."""
     from itmbench.report.render import run_notebook
 
-    run_notebook(args.notebook, args.out, args.parameters)
+    run_notebook(args.notebook, args.out, args.parameters, title=args.title, nav=args.nav)
 
 
 def cmd_index(args: argparse.Namespace) -> None:
@@ -180,6 +187,14 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--notebook", required=True)
     sp.add_argument("--parameters", type=json_arg, default={})
     sp.add_argument("--out", required=True)
+    sp.add_argument("--title", default="", help="the report's title (default: the notebook's name)")
+    sp.add_argument(
+        "--nav",
+        type=name_value("PATH"),
+        action="append",
+        default=[],
+        help="LABEL=PATH: a page the report links to at its top, in order (the report itself shown unlinked)",
+    )
     sp = add("index", cmd_index, "write reports/index.html")
     sp.add_argument("reports", nargs="+")
     sp.add_argument("--out", required=True)

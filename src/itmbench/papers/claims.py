@@ -120,14 +120,64 @@ class ClaimConfig:
 
 
 @dataclass(frozen=True)
+class Numbers:
+    """How a claim's numbers are printed for a reader: at its paper's printed precision (`claim_numbers`)."""
+
+    decimals: int = 2
+
+    def value(self, x: Any) -> str:
+        """A number at the precision ('–' when absent)."""
+        return "–" if x is None or pd.isna(x) else f"{float(x):.{self.decimals}f}"
+
+    def signed(self, x: Any) -> str:
+        """A difference, with its sign."""
+        return "–" if x is None or pd.isna(x) else f"{float(x):+.{self.decimals}f}"
+
+    def entry(self, e: Mapping[str, Any] | None) -> str:
+        """An evidence entry {value, lo, hi} as 'value (lo–hi)'; the value alone without both ends."""
+        if e is None:
+            return "–"
+        if all(e.get(k) is not None and not pd.isna(e.get(k)) for k in ("lo", "hi")):
+            return f"{self.value(e['value'])} ({self.value(e['lo'])}–{self.value(e['hi'])})"
+        return self.value(e.get("value"))
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A claim's evidence for a reader: one sentence and a small table of the numbers it used."""
+
+    sentence: str
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+
+    def markdown(self) -> str:
+        """The sentence, then the table ('|' in a cell escaped)."""
+        lines = [self.sentence]
+        if self.header and self.rows:
+
+            def line(cells: Iterable[str]) -> str:
+                return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+            lines += ["", line(self.header), "|" + "|".join(["---"] * len(self.header)) + "|"]
+            lines += [line(r) for r in self.rows]
+        return "\n".join(lines) + "\n"
+
+
+# A decided claim's evidence for a reader: (evidence, holds, numbers) -> the sentence without its verdict
+# and the table; `explain` appends the verdict (": holds." / ": does not hold.").
+Explainer = Callable[[Mapping[str, Any], bool, Numbers], Explanation]
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One paper's claim: where it is stated, its text, and its check over results."""
+    """One paper's claim: where it is stated, its text, its check over results, and how its evidence reads."""
 
     paper: str
     id: str
     text: str
     where: str
     check: Callable[[Results, ClaimConfig], Verdict]
+    explain: Explainer | None = None
 
 
 def undecided(reason: str, **evidence: Any) -> Verdict:
@@ -195,6 +245,74 @@ def evaluate(c: Claim, results: Results, config: ClaimConfig = ClaimConfig()) ->
     return c.check(results, config)
 
 
+VERDICTS: dict[bool | None, str] = {True: "holds", False: "does not hold", None: "undecided"}
+
+
+def holds_value(value: Any) -> bool | None:
+    """The claims table's holds cell (True, False, 'True', 'False', None, NaN or '') as True / False / None."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        return None
+    if isinstance(value, str):
+        return {"true": True, "false": False}[value.strip().lower()]
+    return bool(value)
+
+
+def claim_numbers(paper: str) -> Numbers:
+    """The precision a paper's claims print their numbers at: its benchmark's table's (the paper's printed one)."""
+    from itmbench.papers.registry import BENCHMARKS
+
+    return Numbers(BENCHMARKS[paper].decimals if paper in BENCHMARKS else 2)
+
+
+def evidence_rows(evidence: Mapping[str, Any], numbers: Numbers, prefix: str = "") -> list[tuple[str, str]]:
+    """Every number of an evidence object as (name, value) rows: nested objects by path ('a / b'), an entry
+    {value, lo, hi} as one cell, a list joined; what a claim without its own explainer shows."""
+    rows: list[tuple[str, str]] = []
+    for key, value in evidence.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and "value" in value:
+            rows.append((name, numbers.entry(value)))
+        elif isinstance(value, Mapping):
+            rows += evidence_rows(value, numbers, f"{name} / ")
+        elif isinstance(value, bool):
+            rows.append((name, "yes" if value else "no"))
+        elif isinstance(value, float):
+            rows.append((name, numbers.value(value)))
+        elif isinstance(value, list):
+            rows.append((name, ", ".join(numbers.value(v) if isinstance(v, float) else str(v) for v in value)))
+        else:
+            rows.append((name, str(value)))
+    return rows
+
+
+def explain(paper: str, claim_id: str, holds: Any, evidence: Mapping[str, Any] | str, reason: str = "") -> Explanation:
+    """One claim's verdict and evidence (a claims table's record: the evidence as JSON or parsed) for a reader:
+    the claim's own explainer's sentence ending with the verdict ("clip's T2I 75.00 (71.20–78.50) is above
+    vse's 60.40 (56.30–64.30) (test: intervals do not overlap; gain +14.60): holds.") and its table; an
+    undecided claim gives its reason; a claim with no explainer, the evidence's numbers one a row. Numbers
+    at the paper's printed precision."""
+    verdict = holds_value(holds)
+    data = json.loads(evidence) if isinstance(evidence, str) else evidence
+    data = data if isinstance(data, Mapping) else {}
+    numbers = claim_numbers(paper)
+    generic = tuple(evidence_rows(data, numbers))
+    if verdict is None:
+        return Explanation(
+            f"Undecided: {reason or 'no reason given'}.", ("number", "value") if generic else (), generic
+        )
+    try:
+        explainer = claim(paper, claim_id).explain
+    except KeyError:
+        explainer = None
+    try:
+        shown = None if explainer is None else explainer(data, verdict, numbers)
+    except KeyError:  # evidence of another shape than the explainer reads (written by an older check)
+        shown = None
+    if shown is None:
+        return Explanation(f"The claim {VERDICTS[verdict]}; the numbers below.", ("number", "value"), generic)
+    return Explanation(f"{shown.sentence}: {VERDICTS[verdict]}.", shown.header, shown.rows)
+
+
 def claims_table(
     results: Results, config: ClaimConfig = ClaimConfig(), papers: Iterable[str] | None = None
 ) -> pd.DataFrame:
@@ -222,20 +340,29 @@ def claims_table(
     )
 
 
+def claims_markdown(table: pd.DataFrame, title: str = "Claims") -> str:
+    """The claims for a reader: a summary (paper, claim, source, verdict), then each claim with where the paper
+    states it, its evidence as one sentence and a small table of the numbers it used (`explain`)."""
+    shown = {True: "holds", False: "**does not hold**", None: "undecided"}
+    lines = [f"**{title}**", "", "| paper | claim | source | verdict |", "|---|---|---|---|"]
+    for r in table.itertuples(index=False):
+        text = str(r.text).replace("|", "/")
+        lines.append(f"| {r.paper} | {text} | {r.source} | {shown[holds_value(r.holds)]} |")
+    for r in table.itertuples(index=False):
+        reason = "" if not isinstance(r.reason, str) else r.reason
+        lines += ["", f"**{r.paper}: {r.text}** ({r.where}; on the {r.source} results)", ""]
+        lines.append(explain(r.paper, r.claim, r.holds, r.evidence, reason).markdown().rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
 def write_claims_table(table: pd.DataFrame, prefix: str | os.PathLike, title: str = "Claims") -> list[Path]:
-    """Write the claims table as prefix.csv (exact) and prefix.md (holds as yes / no / undecided)."""
+    """Write the claims table as prefix.csv (exact, the evidence as JSON) and prefix.md (`claims_markdown`)."""
     from itmbench.io import write_text
 
     prefix = Path(prefix)
-    shown = {True: "yes", False: "**no**", None: "undecided"}
-    lines = [f"**{title}**", "", "| paper | claim | source | holds | evidence / reason |", "|---|---|---|---|---|"]
-    for r in table.itertuples(index=False):
-        holds = None if r.holds is None or (isinstance(r.holds, float) and math.isnan(r.holds)) else bool(r.holds)
-        detail = r.reason if holds is None else r.evidence
-        lines.append(f"| {r.paper} | {r.text} | {r.source} | {shown[holds]} | {detail.replace('|', '/')} |")
     paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md")]
     write_text(paths[0], table.to_csv(index=False, lineterminator="\n"))
-    write_text(paths[1], "\n".join(lines) + "\n")
+    write_text(paths[1], claims_markdown(table, title))
     return paths
 
 

@@ -18,7 +18,7 @@ images and captions).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -71,6 +71,24 @@ class BenchmarkEntry:
     table_title: str = "{name} in the world: every model (%, {intervals})"
     heading: str = ""  # its report's heading: the paper and its task in a line
     report_notebook: str = "benchmark"  # workflow/notebooks/<report_notebook>.ipynb renders its report
+    label: str = ""  # its name in the reports' navigation ('': its paper's title)
+    # the decimals its table prints (Markdown, LaTeX; the CSV is exact): its paper's printed precision for
+    # these metrics (the most common in the paper's results tables; tests/papers/test_registry.py checks it
+    # against published_results.csv), 1 for a benchmark without a paper; `column_decimals` overrides it for
+    # the columns whose name ends with a key (CxC prints median ranks as whole numbers)
+    decimals: int = 1
+    column_decimals: Mapping[str, int] = field(default_factory=dict)
+
+    def report_label(self) -> str:
+        """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
+        return self.label or PAPERS[self.name].title
+
+    def column_precision(self, columns: Iterable[str]) -> dict[str, int]:
+        """The decimals each of a table's columns prints at: `decimals`, or `column_decimals`' by name ending."""
+        return {
+            c: next((d for end, d in self.column_decimals.items() if str(c).endswith(end)), self.decimals)
+            for c in columns
+        }
 
     def part(self, name: str) -> ModuleType:
         """A part of the benchmark's package (``itmbench.papers.<name>.<part>``: build, canonical, audit, score)."""
@@ -112,12 +130,14 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         table_title=RETRIEVAL_TITLE,
         heading="COCO-style retrieval: i2t and t2i under the original and the complete-truth positives",
         report_notebook="retrieval",
+        label="COCO-style retrieval",
     ),
     "bison": BenchmarkEntry(
         "bison",
         "BisonConfig",
         _world_cfg_kwargs,
         heading="BISON (Hu, Misra, van der Maaten): pick which of two similar images a caption describes",
+        decimals=2,
     ),
     "mcic": BenchmarkEntry(
         "mcic",
@@ -131,6 +151,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         "CxcConfig",
         _world_cfg_kwargs,
         heading="Crisscrossed Captions (Parekh et al.): graded intra- and inter-modal similarity",
+        column_decimals={"MedR": 0},
     ),
     "eccv": BenchmarkEntry(
         "eccv",
@@ -138,6 +159,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         _eccv_kwargs,
         depends_on=("cxc",),
         heading="ECCV Caption (Chun et al.): retrieval with machine-and-human-verified positives",
+        decimals=2,
     ),
     "bivlc": BenchmarkEntry(
         "bivlc",
@@ -146,6 +168,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         adds_items=True,
         truth_in_config=True,
         heading="BiVLC (Miranda et al.): SugarCrepe plus generated hard-negative images",
+        decimals=2,
     ),
     "sugarcrepe": BenchmarkEntry(
         "sugarcrepe",
@@ -154,6 +177,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         adds_items=True,
         truth_in_config=True,
         heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
+        decimals=2,
     ),
 }
 

@@ -75,6 +75,18 @@ def _normalise(regenerated: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def printed_precision(cells: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """{(table, column): the decimals the column is printed at}: the most common decimals among its cells
+    (ties: the larger). A paper prints a column at one precision but the odd cell (BiVLC Table 4 prints
+    Open CapPa's Add Group as 9.263 among two-decimal numbers; ECCV Table D.3 prints 60.6 among 60.78):
+    the odd cell keeps its own decimals where it is compared, and the column shows at this precision."""
+    out: dict[tuple[str, str], int] = {}
+    for (table, column), decimals in cells.groupby(["table", "column"], sort=False)["decimals"]:
+        counts = decimals.astype("int64").value_counts()
+        out[str(table), str(column)] = int(max(counts.index, key=lambda d: (counts[d], d)))
+    return out
+
+
 def round_printed(value: float, decimals: int) -> float:
     """A value rounded as it would be printed with `decimals` digits (the float f-string formatting gives)."""
     return float(f"{value:.{int(decimals)}f}")
@@ -95,8 +107,8 @@ def compare(
     keep_unregenerated=True every printed cell of the (table, block)s regenerated (or of every block
     of `tables`) that has no regenerated value is kept as ``not_regenerated``, rows and columns in
     printed order, regenerated rows the paper does not print after them. A cell the paper does not
-    print takes the printed decimals of its (table, column) where there are some, else
-    `default_decimals`.
+    print takes the precision its (table, column) is printed at (`printed_precision`) where the paper
+    prints the column, else `default_decimals`.
     """
     frame = _normalise(regenerated)
     pub = load_published(paper) if published is None else published
@@ -106,7 +118,7 @@ def compare(
         merged = _with_unregenerated(merged, pub, tables)
     has_pub = merged["published"].notna()
     has_value = merged["value"].notna()
-    column_decimals = pub.groupby(["table", "column"])["decimals"].max()
+    column_decimals = printed_precision(pub)
     fallback = [int(column_decimals.get((t, c), default_decimals)) for t, c in zip(merged["table"], merged["column"])]
     decimals = merged["decimals"].where(has_pub, pd.Series(fallback, index=merged.index)).astype("int64")
     rounded = [round_printed(v, d) if not math.isnan(v) else math.nan for v, d in zip(merged["value"], decimals)]
@@ -181,31 +193,40 @@ def differing_cells(compared: pd.DataFrame) -> list[str]:
     ]
 
 
-def comparison_cell(record: pd.Series, separator: str = " | ", flag: str = FLAG_MD) -> str:
-    """'regenerated (lo–hi) | published | difference', flagged when the cell differs from the paper."""
-    d = int(record["decimals"])
+def comparison_cell(record: pd.Series, separator: str = " | ", flag: str = FLAG_MD, decimals: int | None = None) -> str:
+    """'regenerated (lo–hi) | published | difference', flagged when the cell differs from the paper: the
+    published number as printed (its own decimals), the others at `decimals` (its column's precision;
+    default: the cell's own)."""
+    printed = int(record["decimals"])
+    d = printed if decimals is None else int(decimals)
     if record["status"] == "not_regenerated":
-        return f"–{separator}{record['published']:.{d}f}{separator}–"
-    text = f"{record['regenerated']:.{d}f}"
+        return f"–{separator}{record['published']:.{printed}f}{separator}–"
+    text = f"{record['value']:.{d}f}"
     if not (pd.isna(record["lo"]) or pd.isna(record["hi"])):
         text += f" ({record['lo']:.{d}f}–{record['hi']:.{d}f})"
     if record["status"] == "not_published":
         return f"{text}{separator}–{separator}–"
-    text += f"{separator}{record['published']:.{d}f}{separator}{record['difference']:+.{d}f}"
+    difference = record["value"] - record["published"] if d > printed else record["difference"]
+    text += f"{separator}{record['published']:.{printed}f}{separator}{difference:+.{d}f}"
     return f"{text} {flag}" if record["status"] == "differs" else text
 
 
 def comparison_wide(
     compared: pd.DataFrame, separator: str = " | ", flag: str = FLAG_MD
 ) -> dict[tuple[str, str], pd.DataFrame]:
-    """{(table, block): rows x columns of comparison cells}, in input order."""
+    """{(table, block): rows x columns of comparison cells}, in input order; each column of a table at one
+    precision (`printed_precision` of its cells)."""
+    precision = printed_precision(compared)
     out: dict[tuple[str, str], pd.DataFrame] = {}
     for (table, block), part in compared.groupby(["table", "block"], sort=False):
         rows = list(dict.fromkeys(part["row"]))
         columns = _printed_column_order([list(cells["column"]) for _, cells in part.groupby("row", sort=False)])
         if set(columns) == set(rows):  # a square matrix (ECCV Table 5): columns in the rows' order
             columns = list(rows)
-        cells = {(r["row"], r["column"]): comparison_cell(r, separator, flag) for _, r in part.iterrows()}
+        cells = {
+            (r["row"], r["column"]): comparison_cell(r, separator, flag, precision[str(table), str(r["column"])])
+            for _, r in part.iterrows()
+        }
         labels = _row_labels(part)
         out[str(table), str(block)] = pd.DataFrame(
             [[cells.get((r, c), "") for c in columns] for r in rows], index=[labels[r] for r in rows], columns=columns

@@ -6,6 +6,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +34,102 @@ def private_socket_kernel_manager(sockets: Path) -> type:
     return PrivateSocketKernelManager
 
 
-def run_notebook(
-    notebook: str | Path, out_html: str | Path, parameters: dict[str, Any], kernel: str = "python3"
-) -> None:
-    """Execute a notebook with papermill (parameters injected) and write it as HTML atomically.
+REPORT_TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
+# the cells papermill reads its parameters from and injects them into: code, not results
+PARAMETER_TAGS = frozenset({"parameters", "injected-parameters"})
 
-    The kernel talks over Unix sockets of its own (`private_socket_kernel_manager`) where the OS has
-    them, so reports rendered in parallel cannot collide on a TCP port. The same notebook, parameters
-    and inputs give the same HTML."""
+
+@dataclass(frozen=True)
+class NavLink:
+    """One link of a report's navigation: its label, its address relative to the report, and whether it
+    is the report itself."""
+
+    label: str
+    href: str
+    current: bool = False
+
+
+def nav_links(out_html: str | Path, pages: Sequence[tuple[str, str | os.PathLike]]) -> list[NavLink]:
+    """The navigation of the report written to `out_html`: each (label, path) of `pages` (paths as the
+    workflow names them, relative to the working directory) linked relative to the report, and the
+    report itself marked current."""
+    here = Path(out_html).resolve()
+    return [
+        NavLink(
+            label, Path(os.path.relpath(Path(path).resolve(), here.parent)).as_posix(), Path(path).resolve() == here
+        )
+        for label, path in pages
+    ]
+
+
+def outputs_only(nb: Any) -> Any:
+    """A copy of an executed notebook as results: no code, no parameters, no warnings.
+
+    The parameters cells (tags `parameters`, `injected-parameters`) go; every markdown cell becomes a
+    cell whose only output is that markdown (so the page holds outputs alone: no input area at all);
+    stderr streams (warnings, progress bars) are dropped; a code cell left with no output goes."""
+    import copy
+
+    import nbformat
+
+    out = copy.deepcopy(nb)
+    cells = []
+    for cell in out.cells:
+        if PARAMETER_TAGS & set(cell.get("metadata", {}).get("tags", [])):
+            continue
+        if cell.cell_type == "markdown":
+            shown = nbformat.v4.new_code_cell(
+                outputs=[nbformat.v4.new_output("display_data", {"text/markdown": cell.source})]
+            )
+            shown["id"] = cell.get("id", shown["id"])
+            cells.append(shown)
+            continue
+        if cell.cell_type != "code":
+            continue  # raw cells: no results
+        cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+        if cell.outputs:
+            cells.append(cell)
+    out.cells = cells
+    return out
+
+
+def report_html(nb: Any, title: str, nav: Sequence[NavLink] = ()) -> str:
+    """An executed notebook as a report page: its outputs only (`outputs_only`), a title, and the links
+    of `nav` at the top (the current page shown unlinked). The page loads nothing from outside: no
+    script, style or font from a network."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(
+        template_file=str(REPORT_TEMPLATE),
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        exclude_anchor_links=True,
+    )
+    links = [{"label": n.label, "href": n.href, "current": n.current} for n in nav]
+    resources = {"metadata": {"name": title}, "itmbench": {"title": title, "nav": links}}
+    body, _ = exporter.from_notebook_node(outputs_only(nb), resources=resources)
+    return body
+
+
+def run_notebook(
+    notebook: str | Path,
+    out_html: str | Path,
+    parameters: dict[str, Any],
+    kernel: str = "python3",
+    *,
+    title: str = "",
+    nav: Sequence[tuple[str, str | os.PathLike]] = (),
+) -> None:
+    """Execute a notebook with papermill (parameters injected) and write its results as HTML atomically.
+
+    The page is `report_html`: the outputs alone under `title` (default: the notebook's name) and a
+    link to each (label, path) of `nav` (`nav_links`: paths relative to the working directory). The
+    kernel talks over Unix sockets of its own (`private_socket_kernel_manager`) where the OS has them,
+    so reports rendered in parallel cannot collide on a TCP port. The same notebook, parameters and
+    inputs give the same HTML."""
     import nbformat
     import papermill as pm
-    from nbconvert import HTMLExporter
 
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
@@ -64,10 +150,7 @@ def run_notebook(
             **engine,
         )
         nb = nbformat.read(executed, as_version=4)
-        for cell in nb.cells:  # papermill gives the cell it injects a random id; the HTML carries it
-            if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
-                cell["id"] = "injected-parameters"
-        body, _ = HTMLExporter().from_notebook_node(nb)
+    body = report_html(nb, title or Path(notebook).stem, nav_links(out_html, nav))
     write_text(out_html, body)
 
 

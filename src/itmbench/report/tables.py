@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,16 @@ def _cell(value: float, lo: float, hi: float, decimals: int) -> str:
     return f"{value:.{decimals}f} ({lo:.{decimals}f}–{hi:.{decimals}f})"
 
 
-def to_wide(long: pd.DataFrame, decimals: int) -> pd.DataFrame:
-    """Pivot a long table (row, column, value, lo, hi) to display cells, keeping input order."""
+def to_wide(long: pd.DataFrame, decimals: int, column_decimals: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """Pivot a long table (row, column, value, lo, hi) to display cells, keeping input order; every cell of
+    a column at one precision: `column_decimals[column]` where given, else `decimals`."""
     missing = [c for c in LONG_COLUMNS if c not in long.columns]
     if missing:
         raise ValueError(f"table is missing columns {missing}; expected {LONG_COLUMNS}")
     rows = list(dict.fromkeys(long["row"]))
     cols = list(dict.fromkeys(long["column"]))
-    cells = {(r, c): _cell(v, lo, hi, decimals) for r, c, v, lo, hi in long[LONG_COLUMNS].itertuples(index=False)}
+    precision = {c: (column_decimals or {}).get(c, decimals) for c in cols}
+    cells = {(r, c): _cell(v, lo, hi, precision[c]) for r, c, v, lo, hi in long[LONG_COLUMNS].itertuples(index=False)}
     if "note" in long.columns:
         for r, c, note in long[["row", "column", "note"]].itertuples(index=False):
             if isinstance(note, str) and note:
@@ -73,14 +76,22 @@ def latex(wide: pd.DataFrame, title: str, row_header: str, label: str) -> str:
 
 
 def write_table(
-    long: pd.DataFrame, prefix: str | Path, title: str, row_header: str = "model", decimals: int = 1
+    long: pd.DataFrame,
+    prefix: str | Path,
+    title: str,
+    row_header: str = "model",
+    decimals: int = 1,
+    column_decimals: Mapping[str, int] | None = None,
 ) -> list[Path]:
-    """Write prefix.csv (long, exact to 6 decimals), prefix.md and prefix.tex; return the paths."""
+    """Write prefix.csv (long, exact to 6 decimals), prefix.md and prefix.tex; return the paths.
+
+    Markdown and LaTeX print each column at one precision (`to_wide`: `column_decimals[column]`, else
+    `decimals`): a benchmark's table at its paper's printed precision (`BenchmarkEntry.column_precision`)."""
     prefix = Path(prefix)
     exact = long.copy()
     for c in ("value", "lo", "hi"):
         exact[c] = exact[c].astype(float).round(6)
-    wide = to_wide(long, decimals)
+    wide = to_wide(long, decimals, column_decimals)
     paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md"), prefix.with_suffix(".tex")]
     write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
     write_text(paths[1], markdown(wide, title, row_header))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from itmbench.metrics.intervals import wilson_interval
-from itmbench.papers.claims import Claim, ClaimConfig, Results, Verdict, entry_evidence, undecided
+from itmbench.papers.claims import Claim, ClaimConfig, Explanation, Numbers, Results, Verdict, entry_evidence, undecided
 
 
 def bison_model_beats_chance(results: Results, config: ClaimConfig) -> Verdict:
@@ -34,6 +35,28 @@ def bison_model_beats_chance(results: Results, config: ClaimConfig) -> Verdict:
     )
 
 
+def explain_model_beats_chance(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
+    """'The best model by its lower bound, X, scores a (lo–hi): its lower bound is above chance', a row per model."""
+    chance = float(evidence.get("chance", 50.0))
+    best = str(evidence.get("best"))
+    models = sorted(k for k, v in evidence.items() if isinstance(v, Mapping))
+    e = evidence[best]
+    sentence = (
+        f"The best model by its interval's lower bound, {best}, scores {n.entry(e)}: its lower bound "
+        f"{n.value(e['lo'])} is {'above' if holds else 'not above'} chance ({chance:g}%)"
+    )
+    rows = tuple(
+        (
+            m,
+            n.entry(evidence[m]),
+            n.value(evidence[m]["lo"]),
+            "yes" if float(evidence[m]["lo"]) > chance else "no",
+        )
+        for m in models
+    )
+    return Explanation(sentence, ("model", "BISON accuracy", "lower bound", "above chance"), rows)
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         "bison",
@@ -41,5 +64,6 @@ CLAIMS: tuple[Claim, ...] = (
         "a caption-matching model beats chance (50%) on BISON",
         "Tables 3-4, as the tables show it",
         bison_model_beats_chance,
+        explain_model_beats_chance,
     ),
 )

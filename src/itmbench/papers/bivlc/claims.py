@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from itmbench.papers.claims import Claim, ClaimConfig, Results, Verdict, above, entry_evidence, undecided
+from itmbench.papers.claims import (
+    Claim,
+    ClaimConfig,
+    Explanation,
+    Numbers,
+    Results,
+    Verdict,
+    above,
+    entry_evidence,
+    undecided,
+)
 
 
 def bivlc_t2i_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
@@ -47,6 +58,8 @@ def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) 
     if b is None or t is None:
         return undecided("a role model has no BiVLC T2I")
     evidence = {
+        "control": base,
+        "treated": treated,
         f"{base} T2I": entry_evidence(b),
         f"{treated} T2I": entry_evidence(t),
         "gain": round(t["value"] - b["value"], 4),
@@ -59,6 +72,48 @@ def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) 
     return Verdict(raised, evidence)
 
 
+def _models(evidence: Mapping[str, Any]) -> list[str]:
+    return sorted(k for k, v in evidence.items() if isinstance(v, Mapping))
+
+
+def explain_t2i_below_i2t(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
+    """'T2I is below I2T (test) for k of m contrastive models (...); not for ...', a row per model."""
+    models = _models(evidence)
+    below = [m for m in models if evidence[m].get("below")]
+    tests = sorted({str(evidence[m].get("test", "")) for m in models})
+    sentence = f"T2I is below I2T (test: {'; '.join(tests)}) for {len(below)} of {len(models)} contrastive models"
+    if below and len(below) < len(models):
+        sentence += f" ({', '.join(below)}); not for {', '.join(m for m in models if m not in below)}"
+    rows = []
+    for m in models:
+        e = evidence[m]
+        gap = n.entry(e["I2T-T2I paired"]) if "I2T-T2I paired" in e else n.signed(e.get("gap"))
+        rows.append((m, n.entry(e.get("I2T")), n.entry(e.get("T2I")), gap, "yes" if e.get("below") else "no"))
+    return Explanation(sentence, ("model", "I2T", "T2I", "I2T − T2I", "T2I below"), tuple(rows))
+
+
+def explain_hard_negative_images_raise_t2i(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
+    """'X's T2I a (lo–hi) is above Y's b (lo–hi) (test; gain +g; by type ...)', the numbers one a row."""
+    control, treated = evidence["control"], evidence["treated"]
+    by_type = [
+        (k.removeprefix("gain "), evidence[k]) for k in ("gain replace", "gain swap", "gain add") if k in evidence
+    ]
+    sentence = (
+        f"{treated}'s T2I {n.entry(evidence.get(f'{treated} T2I'))} is {'above' if holds else 'not above'} "
+        f"{control}'s {n.entry(evidence.get(f'{control} T2I'))} (test: {evidence.get('test', '')}; gain "
+        f"{n.signed(evidence.get('gain'))}"
+    )
+    if by_type:
+        sentence += "; by type: " + ", ".join(f"{kind} {n.signed(g)}" for kind, g in by_type)
+    rows = [
+        (f"{control} T2I (control)", n.entry(evidence.get(f"{control} T2I"))),
+        (f"{treated} T2I (trained with hard negative images)", n.entry(evidence.get(f"{treated} T2I"))),
+        ("gain", n.signed(evidence.get("gain"))),
+        *((f"gain on {kind}", n.signed(g)) for kind, g in by_type),
+    ]
+    return Explanation(sentence + ")", ("number", "value"), tuple(rows))
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         "bivlc",
@@ -66,6 +121,7 @@ CLAIMS: tuple[Claim, ...] = (
         "the T2I score is in all cases significantly lower than the I2T score, being Open CapPa the only exception",
         "Section 4 (Table 2); checked on the contrastive models",
         bivlc_t2i_below_i2t,
+        explain_t2i_below_i2t,
     ),
     Claim(
         "bivlc",
@@ -74,5 +130,6 @@ CLAIMS: tuple[Claim, ...] = (
         "hard negative images",
         "Section 5.2 (Table 3: CLIP_TROHN-Img vs CLIP_COCO)",
         bivlc_hard_negative_images_raise_t2i,
+        explain_hard_negative_images_raise_t2i,
     ),
 )
