@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from itmbench.io import atomic_path, write_json
+from itmbench.io import atomic_path, output_set, write_json
 from itmbench.models.spec import ModelSpec, load_checkpoint
 
 log = logging.getLogger(__name__)
@@ -216,28 +216,29 @@ def train_ffnn(
     select = (lambda net: mcic_accuracy_of(net, dev_examples, features)) if len(dev_examples) else None
     net, history = train_option_net(img, cap, label, opts, select)
     best = max(history, key=lambda h: h["select"])
-    with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
-        torch.save(
-            {
-                "state_dict": net.state_dict(),
-                "dims": {"dim": int(img.shape[1]), "hidden": int(opts["hidden"])},
-                "spec": asdict(spec),
-                "trainer": "ffnn",
-                "best_epoch": best["epoch"],
-            },
-            fh,
-        )
-    summary = {
-        "model": spec.name,
-        "trainer": "ffnn",
-        "upstream": spec.upstream,
-        "options": opts,
-        "train_examples": len(train_examples),
-        "train_pairs": len(label),
-        "best_epoch": best["epoch"],
-        "dev_accuracy": best["select"] if select is not None else None,
-        "history": history,
-        "seconds": round(time.time() - t0, 2),
-    }
-    write_json(history_path, summary)
+    with output_set(files=[out_path, history_path]):  # the model and its history together or not at all
+        with atomic_path(out_path, suffix=".pt") as tmp, open(tmp, "wb") as fh:
+            torch.save(
+                {
+                    "state_dict": net.state_dict(),
+                    "dims": {"dim": int(img.shape[1]), "hidden": int(opts["hidden"])},
+                    "spec": asdict(spec),
+                    "trainer": "ffnn",
+                    "best_epoch": best["epoch"],
+                },
+                fh,
+            )
+        summary = {
+            "model": spec.name,
+            "trainer": "ffnn",
+            "upstream": spec.upstream,
+            "options": opts,
+            "train_examples": len(train_examples),
+            "train_pairs": len(label),
+            "best_epoch": best["epoch"],
+            "dev_accuracy": best["select"] if select is not None else None,
+            "history": history,
+            "seconds": round(time.time() - t0, 2),
+        }
+        write_json(history_path, summary)
     return summary

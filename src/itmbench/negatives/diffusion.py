@@ -68,7 +68,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import write_bytes, write_json
+from itmbench.io import output_set, write_bytes, write_json
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure
@@ -482,8 +482,9 @@ def train_diffusion(
         "text": sum(p.numel() for p in model.text.parameters()),
     }
     history["train_images"] = int(n_images)
-    write_torch(out / MODEL_FILE, model.state())
-    write_json(out / HISTORY_FILE, history)
+    with output_set(files=[out / MODEL_FILE, out / HISTORY_FILE]):  # together; the checkpoint goes after both
+        write_torch(out / MODEL_FILE, model.state())
+        write_json(out / HISTORY_FILE, history)
     ckpt_path.unlink(missing_ok=True)
     return history
 

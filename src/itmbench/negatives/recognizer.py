@@ -58,7 +58,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import write_json
+from itmbench.io import output_set, write_json
 from itmbench.negatives.diffusion import write_torch
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.params import make_config
@@ -458,11 +458,12 @@ def train_recognizer(
     history["n_parameters"] = sum(p.numel() for p in net.parameters())
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    write_torch(out / MODEL_FILE, {"config": cfg.to_dict(), "net": net.state_dict()})
-    recognizer = Recognizer(cfg, net.cpu(), "cpu")
-    metrics = evaluate_recognizer(recognizer, world, cfg.val_split, source=str(items_dir))
-    write_json(out / HISTORY_FILE, history)
-    write_json(out / METRICS_FILE, metrics)
+    with output_set(files=[out / MODEL_FILE, out / HISTORY_FILE, out / METRICS_FILE]):  # together or not at all
+        write_torch(out / MODEL_FILE, {"config": cfg.to_dict(), "net": net.state_dict()})
+        recognizer = Recognizer(cfg, net.cpu(), "cpu")
+        metrics = evaluate_recognizer(recognizer, world, cfg.val_split, source=str(items_dir))
+        write_json(out / HISTORY_FILE, history)
+        write_json(out / METRICS_FILE, metrics)
     return {"history": history, "metrics": metrics}
 
 
