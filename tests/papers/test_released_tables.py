@@ -107,6 +107,37 @@ def test_a_column_prints_at_one_precision_the_odd_printed_cell_as_printed() -> N
     assert "13.559" not in md
 
 
+def test_a_column_of_counts_and_shares_shows_each_cell_at_its_own_printed_decimals() -> None:
+    """BiVLC Table 6: a count row (printed as integers) above a share row (two decimals) in one column; no
+    precision has a majority, so a count is not shown as 2610.00."""
+    published = pd.DataFrame(
+        {
+            "table": ["Table 6"] * 2,
+            "block": [""] * 2,
+            "row": ["# instances", "share (%)"],
+            "column": ["Replace Obj"] * 2,
+            "value": [570325.0, 15.61],
+            "decimals": [0, 2],
+            "note": [""] * 2,
+        }
+    )
+    world = pd.DataFrame(
+        {
+            "table": ["Table 6"] * 2,
+            "block": [""] * 2,
+            "row": ["# instances", "share (%)"],
+            "column": ["Replace Obj"] * 2,
+            "value": [2610.0, 26.123],
+            "lo": [float("nan"), 25.27],
+            "hi": [float("nan"), 26.99],
+        }
+    )
+    assert printed_precision(published) == {}
+    md = comparison_markdown(compare(world, "any", published=published, expect_equal=False), "Table 6")
+    assert "| # instances | 2610 \\| 570325 \\| -567715 |" in md
+    assert "| share (%) | 26.12 (25.27–26.99) \\| 15.61 \\| +10.51 |" in md
+
+
 def test_compare_accepts_a_table_without_block_lo_hi() -> None:
     frame = pd.DataFrame({"table": ["Table 1"], "row": ["m2"], "column": ["acc"], "value": [39.96]})
     out = compare(frame, "any", published=PUBLISHED)
@@ -142,8 +173,8 @@ def test_write_comparison_flags_differing_cells_in_every_format(tmp_path: Path) 
     assert md.count("⚠") == 2 + 1  # two cells and the legend
     assert "75.83 (1.00–" not in md  # an interval needs both ends
     assert "75.83 \\| 75.83 \\| +0.00" in md
-    # Table 1's acc is printed at 2 and 1 decimals (a tie: the larger): m2's cell at 2, its published 40.0 as printed
-    assert "40.06 \\| 40.0 \\| +0.06 ⚠" in md
+    # Table 1's acc is printed at 2 and 1 decimals (no majority): m2's cell at its own printed 1 decimal
+    assert "40.1 \\| 40.0 \\| +0.1 ⚠" in md
     assert "2 match, 2 differ" in md and "*Table 2 — B*" in md
     tex = paths[2].read_text(encoding="utf-8")
     assert tex.count("(!)") == 2 + 1 and r"\begin{tabular}" in tex

@@ -76,14 +76,18 @@ def _normalise(regenerated: pd.DataFrame) -> pd.DataFrame:
 
 
 def printed_precision(cells: pd.DataFrame) -> dict[tuple[str, str], int]:
-    """{(table, column): the decimals the column is printed at}: the most common decimals among its cells
-    (ties: the larger). A paper prints a column at one precision but the odd cell (BiVLC Table 4 prints
-    Open CapPa's Add Group as 9.263 among two-decimal numbers; ECCV Table D.3 prints 60.6 among 60.78):
-    the odd cell keeps its own decimals where it is compared, and the column shows at this precision."""
+    """{(table, column): the decimals the column is printed at}: the decimals of a strict majority of its
+    cells. A paper prints a column at one precision but the odd cell (BiVLC Table 4 prints Open CapPa's
+    Add Group as 9.263 among two-decimal numbers; ECCV Table D.3 prints 60.6 among 60.78): the odd cell
+    keeps its own decimals where it is compared, and the column shows at this precision. A column without
+    such a majority holds numbers of different kinds (BiVLC Table 6: a count row above a share row) and
+    is left out: each of its cells shows at its own printed decimals."""
     out: dict[tuple[str, str], int] = {}
     for (table, column), decimals in cells.groupby(["table", "column"], sort=False)["decimals"]:
         counts = decimals.astype("int64").value_counts()
-        out[str(table), str(column)] = int(max(counts.index, key=lambda d: (counts[d], d)))
+        top = int(max(counts.index, key=lambda d: (counts[d], d)))
+        if 2 * counts[top] > len(decimals):
+            out[str(table), str(column)] = top
     return out
 
 
@@ -224,7 +228,7 @@ def comparison_wide(
         if set(columns) == set(rows):  # a square matrix (ECCV Table 5): columns in the rows' order
             columns = list(rows)
         cells = {
-            (r["row"], r["column"]): comparison_cell(r, separator, flag, precision[str(table), str(r["column"])])
+            (r["row"], r["column"]): comparison_cell(r, separator, flag, precision.get((str(table), str(r["column"]))))
             for _, r in part.iterrows()
         }
         labels = _row_labels(part)
