@@ -529,6 +529,16 @@ def write_parquet(path: str | os.PathLike, df: Any) -> None:
         df.to_parquet(tmp, index=False)
 
 
+def write_parquet_folder(out_dir: str | os.PathLike, tables: Any, last: str = "items") -> None:
+    """Write each table of {name: DataFrame} as <out_dir>/<name>.parquet, in name order, `last` after the
+    others (its file marks the folder complete)."""
+    out = Path(out_dir)
+    for name in sorted(tables):
+        if name != last:
+            write_parquet(out / f"{name}.parquet", tables[name])
+    write_parquet(out / f"{last}.parquet", tables[last])
+
+
 UTF8_BOM = b"\xef\xbb\xbf"
 
 

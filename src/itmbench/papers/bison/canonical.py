@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet
+from itmbench.io import read_parquet_checked, write_parquet_folder
 from itmbench.papers.bison.released import ANNOTATION_SCHEMA
 
 NONE_CHOICE = -1  # stage-2 answer "none of the above"
@@ -55,11 +55,7 @@ def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
     missing = [name for name in SCORING_TABLES if name not in tables]
     if missing:
         raise ValueError(f"bison.write: missing tables {missing}; expected at least {list(SCORING_TABLES)}")
-    out = Path(out_dir)
-    for name in sorted(tables):
-        if name != "items":
-            write_parquet(out / f"{name}.parquet", tables[name])
-    write_parquet(out / "items.parquet", tables["items"])
+    write_parquet_folder(out_dir, tables)
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:

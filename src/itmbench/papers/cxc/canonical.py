@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet
+from itmbench.io import read_parquet_checked, write_parquet_folder
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import TASKS, pairs_schema
 from itmbench.params import make_config
@@ -45,11 +45,7 @@ def write(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> None:
     missing = [name for name in REQUIRED_COLUMNS if name not in tables]
     if missing:
         raise ValueError(f"cxc.write: tables {missing} are missing; expected {sorted(REQUIRED_COLUMNS)}")
-    out = Path(out_dir)
-    for name in sorted(tables):
-        if name != "items":
-            write_parquet(out / f"{name}.parquet", tables[name])
-    write_parquet(out / "items.parquet", tables["items"])
+    write_parquet_folder(out_dir, tables)
 
 
 def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
