@@ -37,9 +37,11 @@ def test_each_figure_is_computed_and_drawn_by_its_own_rule_and_shown_in_the_repo
     planned = sorted((j["rule"], j["wildcards"]) for j in jobs if "cxc_" in j["rule"])
     assert planned == [
         ("cxc_encoder_sts", ""),
+        ("cxc_figure", "cxc_figure=appendix_figure2"),
         ("cxc_figure", "cxc_figure=figure3"),
         ("cxc_figure", "cxc_figure=figure4"),
         ("cxc_figure", "cxc_figure=figure5"),
+        ("cxc_figure_data", "cxc_data_figure=appendix_figure2"),
         ("cxc_figure_data", "cxc_data_figure=figure3"),
         ("cxc_figure_data", "cxc_data_figure=figure4"),
         ("cxc_table1", ""),
@@ -55,6 +57,9 @@ def test_each_figure_is_computed_and_drawn_by_its_own_rule_and_shown_in_the_repo
         "results/world/figures/cxc/figure5_points.csv",
     ]
     assert by_output["results/released/figures/cxc/figure3.png"]["input"] == ["results/released/tables/cxc/figure3.csv"]
+    # the appendix's Figure 2 reads each rater's rating: the world's rated pairs, never the released files
+    assert by_output["results/world/tables/cxc/appendix_figure2.csv"]["input"] == ["data/world/cxc/items.parquet"]
+    assert not any("released" in out and "appendix" in out for out in by_output)
     assert by_output["results/world/tables/cxc/figure5.csv"]["input"] == ["results/world/scores/cxc/bow.parquet"]
     assert sorted(by_output["results/world/tables/cxc/table1.csv"]["input"]) == [
         "data/world/cxc/items.parquet",
@@ -68,6 +73,7 @@ def test_each_figure_is_computed_and_drawn_by_its_own_rule_and_shown_in_the_repo
         "results/world/tables/cxc/table1.md",
         "results/world/tables/cxc/figure5.md",
         *(f"results/world/figures/cxc/figure{n}.png" for n in (3, 4, 5)),
+        "results/world/figures/cxc/appendix_figure2.png",
         *(f"results/released/figures/cxc/figure{n}.png" for n in (3, 4)),
     ):
         assert path in report["input"], path
@@ -83,8 +89,10 @@ def test_without_the_encoders_scored_figure5_and_table1_are_not_planned(tmp_path
     assert rules == {
         ("cxc_figure", "cxc_figure=figure3"),
         ("cxc_figure", "cxc_figure=figure4"),
+        ("cxc_figure", "cxc_figure=appendix_figure2"),
         ("cxc_figure_data", "cxc_data_figure=figure3"),
         ("cxc_figure_data", "cxc_data_figure=figure4"),
+        ("cxc_figure_data", "cxc_data_figure=appendix_figure2"),
     }
     (report,) = [j for j in jobs if j["rule"] == "report_benchmark" and j["wildcards"] == "bench=cxc"]
     assert "results/world/figures/cxc/figure5.png" not in report["input"]

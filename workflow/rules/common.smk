@@ -53,7 +53,6 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
-    cxc_data_figure="figure3|figure4",  # CxC figures computed from the rated pairs (Figure 5: cxc_encoder_sts)
     caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
 
 

@@ -59,6 +59,9 @@ for _paper in WORLD_PAPERS:
 
 # CxC's Figures 3-5 and Table 1 come from the rated pairs and the models' scores, not from metrics: one rule
 # computes each figure's numbers (a table), another draws it, so restyling never recomputes.
+# Figures 3 and 4 from any source's rated pairs; the appendix's Figure 2 from each rater's rating, which only
+# the world keeps (the released files, and so the coco source, hold one mean per pair).
+CXC_DATA_FIGURES = ("figure3", "figure4") + (("appendix_figure2",) if SOURCE == "world" else ())
 
 
 rule cxc_figure_data:
@@ -68,6 +71,8 @@ rule cxc_figure_data:
         csv=flag_cxc(f"{RESULTS}/tables/cxc/{{cxc_data_figure}}.csv", "tables"),
         md=f"{RESULTS}/tables/cxc/{{cxc_data_figure}}.md",
         tex=f"{RESULTS}/tables/cxc/{{cxc_data_figure}}.tex",
+    wildcard_constraints:
+        cxc_data_figure="|".join(CXC_DATA_FIGURES),
     params:
         bench_dir=dir_of_input("bench"),
         source=SOURCE,
@@ -152,7 +157,7 @@ rule cxc_figure:
         png=flag_cxc(f"{RESULTS}/figures/cxc/{{cxc_figure}}.png", "figures"),
         pdf=f"{RESULTS}/figures/cxc/{{cxc_figure}}.pdf",
     wildcard_constraints:
-        cxc_figure="figure3|figure4|figure5" if cxc_encoders_scored() else "figure3|figure4",
+        cxc_figure="|".join(CXC_DATA_FIGURES + (("figure5",) if cxc_encoders_scored() else ())),
     params:
         points=get_cxc_points_flag,
         source=SOURCE,

@@ -53,6 +53,8 @@ rule released_cxc_figure_data:
         csv=flag_cxc("results/released/tables/cxc/{cxc_data_figure}.csv", "tables"),
         md="results/released/tables/cxc/{cxc_data_figure}.md",
         tex="results/released/tables/cxc/{cxc_data_figure}.tex",
+    wildcard_constraints:
+        cxc_data_figure="figure3|figure4",  # the released files hold each pair's mean rating, not each rater's
     params:
         raw=RAW,
         config=get_cxc_figure_data_config,
@@ -76,6 +78,8 @@ rule released_cxc_figure:
     output:
         png=flag_cxc("results/released/figures/cxc/{cxc_data_figure}.png", "figures"),
         pdf="results/released/figures/cxc/{cxc_data_figure}.pdf",
+    wildcard_constraints:
+        cxc_data_figure="figure3|figure4",
     params:
         config=get_cxc_released_figure_config,
         dpi=config["report"]["dpi"],

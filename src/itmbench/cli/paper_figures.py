@@ -21,6 +21,7 @@ SOURCE_LABELS = {"released": "released files", "world": "world", "coco": "coco s
 DATA_FIGURE_TITLES = {
     "figure3": "rated pairs per mean-rating bin, per split, task and sampling",
     "figure4": "items by their number of positive partners, per split, task and item",
+    "appendix_figure2": "rated pairs per bin of their raters' sample standard deviation, per split, task and sampling",
 }
 
 
@@ -32,7 +33,8 @@ def cxc_section(values: dict) -> dict:
 
 
 def cmd_cxc_figure_data(args: argparse.Namespace) -> None:
-    """The numbers of CxC's Figure 3 or 4 from the released rating files or a benchmark's tables, as a table."""
+    """The numbers of CxC's Figure 3 or 4 from the released rating files or a benchmark's tables, or of the
+    appendix's Figure 2 from a world benchmark's per-rater ratings, as a table."""
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.papers.cxc import canonical
@@ -43,6 +45,11 @@ def cmd_cxc_figure_data(args: argparse.Namespace) -> None:
     config = cxc_section(args.config)
     if (args.raw is None) == (args.bench is None):
         raise InputError("give one of --raw (the released files) and --bench (a CxC benchmark folder)")
+    if args.raw is not None and args.figure == "appendix_figure2":
+        raise InputError(
+            "--figure appendix_figure2 needs each rater's rating, which the released files do not hold (one mean "
+            "per pair): give --bench, a world CxC benchmark folder"
+        )
     if args.raw is not None:
         from itmbench.sources.fetch import STATISTICS_KEYS
         from itmbench.sources.released import check_released_files
@@ -60,10 +67,17 @@ def cmd_cxc_figure_data(args: argparse.Namespace) -> None:
     if args.figure == "figure3":
         table = cxc_statistics.figure3_table(ratings, config["rating_bin_width"])
         row_header = "split, task, sampling"
+    elif args.figure == "appendix_figure2":
+        try:
+            table = cxc_statistics.appendix_figure2_table(ratings, config["std_bin_width"])
+        except ValueError as err:
+            raise InputError(f"{args.bench}: {err}") from err
+        row_header = "split, task, sampling"
     else:
         table = cxc_statistics.figure4_table(pairs, thresholds)
         row_header = "split, task, item"
-    title = f"Crisscrossed Captions {args.figure.replace('figure', 'Figure ')} ({SOURCE_LABELS[source]}): "
+    printed = args.figure.replace("appendix_", "Appendix ").replace("figure", "Figure ")
+    title = f"Crisscrossed Captions {printed} ({SOURCE_LABELS[source]}): "
     title += DATA_FIGURE_TITLES[args.figure]
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
         write_table(table, Path(args.out_csv).with_suffix(""), title, row_header=row_header, decimals=0)
@@ -151,7 +165,7 @@ def cmd_cxc_table1(args: argparse.Namespace) -> None:
 
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
-    sp = add("cxc-figure-data", cmd_cxc_figure_data, "the numbers of CxC's Figure 3 or 4, as a table")
+    sp = add("cxc-figure-data", cmd_cxc_figure_data, "the numbers of CxC's Figure 3, 4 or appendix 2, as a table")
     sp.add_argument("--figure", required=True, choices=sorted(DATA_FIGURE_TITLES))
     sp.add_argument("--raw", default=None, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--bench", default=None, help="a CxC benchmark folder (data/<source>/cxc)")
@@ -167,7 +181,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out-points", required=True, help="CSV of the sampled pairs the figure draws")
     sp.add_argument("--out-csv", required=True, help="the fit table's CSV; .md and .tex are written beside it")
     sp = add("cxc-figure", cmd_cxc_figure, "draw CxC's Figure 3, 4 or 5 from its computed files")
-    sp.add_argument("--figure", required=True, choices=("figure3", "figure4", "figure5"))
+    sp.add_argument("--figure", required=True, choices=("figure3", "figure4", "figure5", "appendix_figure2"))
     sp.add_argument("--data", required=True, help="the figure's table (cxc-figure-data, cxc-encoder-sts)")
     sp.add_argument("--points", default=None, help="Figure 5's sampled pairs (cxc-encoder-sts --out-points)")
     sp.add_argument("--source", required=True, choices=SOURCES, help="whose numbers the figure shows (its title)")

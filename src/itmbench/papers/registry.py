@@ -265,7 +265,7 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4", "table5": "Table 5"},
         ("recall",),
         has_statistics=True,
-        data_figures=("figure3", "figure4", "figure5"),
+        data_figures=("figure3", "figure4", "figure5", "appendix_figure2"),
         data_tables=("table1", "figure5"),
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files

@@ -32,9 +32,11 @@ from itmbench.papers.cxc.released import (
     raw_schema,
 )
 from itmbench.papers.cxc.statistics import (
+    appendix_figure2_table,
     bench_ratings,
     cxc_positives_per_item,
     cxc_rating_histogram,
+    cxc_rating_std,
     figure3_table,
     figure4_table,
 )
@@ -156,6 +158,80 @@ def test_figure_tables_lay_out_the_counts() -> None:
             n_positive = int(pairs[task, split]["positive"].sum())
             assert weighted == (2 * n_positive if task != "sits" else n_positive), (task, split, item)
     assert set(table4["row"]) >= {"val STS per caption", "val SIS per image", "test SITS per image"}
+
+
+# --- the appendix's Figure 2: the raters' standard deviation, against statistics.stdev -----------------------
+
+
+def with_raters(raw: dict[tuple[str, str], pd.DataFrame], n_raters: int = 3, seed: int = 3):
+    """The synthetic tables with per-rater columns rating_0.. (one pair's raters agree: a deviation of 0)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for key, table in raw.items():
+        table = table.copy()
+        ratings = rng.uniform(0, 5, (len(table), n_raters)).round(2)
+        ratings[0] = 2.0
+        for r in range(n_raters):
+            table[f"rating_{r}"] = ratings[:, r]
+        out[key] = table
+    return out
+
+
+@pytest.mark.parametrize("width", [0.25, 0.5, 0.1])
+def test_rating_std_matches_statistics_stdev_binned_by_hand(width: float) -> None:
+    import statistics as pystats
+
+    tables = with_raters(synthetic_raw(4))
+    hist = cxc_rating_std(tables, bin_width=width)
+    per_pair = {
+        key: [pystats.stdev(row) for row in table[["rating_0", "rating_1", "rating_2"]].itertuples(index=False)]
+        for key, table in tables.items()
+    }
+    top = max(max(v) for v in per_pair.values())
+    n_bins = int(top // width) + 1
+    for (task, split), table in tables.items():
+        same = table["sampling_method"].isin(["c2c_cocaption", "c2i_original"]).tolist()
+        stds = per_pair[task, split]
+        groups = {
+            "all": stds,
+            "intramodal sampling": [s for s, o in zip(stds, same) if not o],
+            "same example": [s for s, o in zip(stds, same) if o],
+        }
+        for sampling, values in groups.items():
+            got = hist[(hist["task"] == task) & (hist["split"] == split) & (hist["sampling"] == sampling)]
+            if not values:
+                assert got.empty, (task, sampling)
+                continue
+            expected = [0] * n_bins
+            for v in values:
+                b = 0
+                while not (b * width <= v < (b + 1) * width):
+                    b += 1
+                expected[b] += 1
+            assert got["count"].tolist() == expected, (task, split, sampling)
+    first_bins = hist[(hist["bin_left"] == 0.0) & (hist["sampling"] == "all")]
+    assert (first_bins["count"] >= 1).all()  # each table's agreeing pair
+
+
+def test_appendix_figure2_needs_each_raters_rating(tmp_path: Path) -> None:
+    raw = synthetic_raw(5)
+    with pytest.raises(ValueError, match="no per-rater columns rating_0"):
+        cxc_rating_std(raw)
+    one = with_raters(raw, n_raters=2)
+    key = next(iter(one))
+    one[key].loc[3, "rating_1"] = np.nan
+    with pytest.raises(ValueError, match=r"row 3: 1 rating\(s\); a standard deviation needs at least two"):
+        cxc_rating_std(one)
+    table = appendix_figure2_table(with_raters(raw), 0.5)
+    assert table["row"].iloc[0] == "val STS All" and table["column"].iloc[0] == "[0.00, 0.50)"
+    data = tmp_path / "appendix_figure2.csv"
+    table.to_csv(data, index=False)
+    first = write_data_figure("appendix_figure2", data, tmp_path / "a" / "f.png", "world", "val")
+    second = write_data_figure("appendix_figure2", data, tmp_path / "b" / "f.png", "world", "val")
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    out = tmp_path / "released.csv"
+    argv = ["cxc-figure-data", "--figure", "appendix_figure2", "--raw", str(tmp_path), "--out-csv", str(out)]
+    assert main(argv) == 2 and not out.exists()  # the released files hold one mean per pair
 
 
 # --- the released figures against the mirror's CSVs, counted by hand -----------------------------------------

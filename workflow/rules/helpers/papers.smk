@@ -85,8 +85,10 @@ def cxc_section_json(*keys):
 
 
 def get_cxc_figure_data_config(wildcards):
-    """What the numbers of Figure 3 or 4 read: Figure 3 its bin width, Figure 4 nothing (the thresholds are the data's)."""
-    return cxc_section_json("rating_bin_width") if wildcards.cxc_data_figure == "figure3" else cxc_section_json()
+    """What the numbers of a figure read: Figure 3 and appendix Figure 2 their bin widths, Figure 4 nothing (the
+    thresholds are the data's)."""
+    keys = {"figure3": ("rating_bin_width",), "appendix_figure2": ("std_bin_width",)}
+    return cxc_section_json(*keys.get(wildcards.cxc_data_figure, ()))
 
 
 def get_cxc_figure_config(wildcards):

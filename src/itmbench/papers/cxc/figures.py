@@ -1,4 +1,5 @@
-"""CxC's figures: the world's R@K summary, and the paper's Figures 3-5 drawn from the files holding their numbers.
+"""CxC's figures: the world's R@K summary, and the paper's Figures 3-5 and the appendix's Figure 2 drawn from the
+files holding their numbers.
 
 Figures 3 and 4 are drawn from the tables `itmbench cxc-figure-data` writes (from the released rating
 files or a benchmark's tables: `statistics.figure3_table`, `figure4_table`), Figure 5 from the sampled
@@ -60,11 +61,13 @@ DATA_FIGURES: dict[str, str] = {
     "figure3": "Figure 3: distribution of ratings per task (All, Intramodal Sampling, Same Example)",
     "figure4": "Figure 4: items by their number of positive partners, per task",
     "figure5": "Figure 5: an encoder's cosine against STS on sampled caption pairs, with the line of best fit",
+    "appendix_figure2": "Appendix Figure 2: rated pairs by the standard deviation of their raters' ratings, per task",
 }
 DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
     "figure3": ("column", "value", "task", "split", "sampling", "bin_left", "bin_right"),
     "figure4": ("value", "task", "split", "item", "n_positives"),
     "figure5": ("row", "column", "value", "lo", "hi"),
+    "appendix_figure2": ("column", "value", "task", "split", "sampling", "bin_left", "bin_right"),
 }
 POINT_COLUMNS: tuple[str, ...] = ("caption1_id", "caption2_id", "sts", "cosine")
 _TASKS = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
@@ -93,6 +96,22 @@ def _split_rows(frame: pd.DataFrame, split: str, path: str | os.PathLike) -> pd.
 
 def figure3(frame: pd.DataFrame, split: str, source: str):
     """Fig. 3: rated pairs per rating bin, one panel per task, bars per sampling (the paper's legend)."""
+    title = f"Crisscrossed Captions Figure 3 ({source}): ratings of the {_SPLITS.get(split, split)} split"
+    return _binned_panels(frame, "mean rating (bin's left edge)", title)
+
+
+def appendix_figure2(frame: pd.DataFrame, split: str, source: str):
+    """Appendix Fig. 2: rated pairs per bin of their raters' standard deviation, one panel per task, bars per
+    sampling, as Fig. 3 draws its ratings."""
+    title = (
+        f"Crisscrossed Captions Appendix Figure 2 ({source}): standard deviation of the raters' ratings per "
+        f"pair, {_SPLITS.get(split, split)} split"
+    )
+    return _binned_panels(frame, "standard deviation of the ratings (bin's left edge)", title)
+
+
+def _binned_panels(frame: pd.DataFrame, xlabel: str, title: str):
+    """Rated pairs per bin, one panel per task, bars per sampling (the paper's legend)."""
     from itmbench.papers.cxc.statistics import SAMPLING_LABELS
 
     tasks = [t for t in _TASKS if t in set(frame["task"])]
@@ -115,12 +134,11 @@ def figure3(frame: pd.DataFrame, split: str, source: str):
                 label=SAMPLING_LABELS[group],
             )
         ax.set_xticks(x, [f"{left:g}" for left in rows.drop_duplicates("column")["bin_left"]], fontsize=7)
-        ax.set_xlabel("mean rating (bin's left edge)", fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
         ax.set_ylabel("rated pairs", fontsize=8)
         ax.set_title(_TASKS[task], fontsize=9)
         ax.legend(fontsize=7)
-    fig.suptitle(f"Crisscrossed Captions Figure 3 ({source}): ratings of the {_SPLITS.get(split, split)} split",
-                 fontsize=10)  # fmt: skip
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -186,6 +204,6 @@ def write_data_figure(
                 raise InputError("CxC Figure 5 draws its sampled pairs: give --points (the figure5_points.csv)")
             fig = figure5(read_figure_data(points, POINT_COLUMNS), frame, source)
         else:
-            draw = figure3 if stem == "figure3" else figure4
+            draw = {"figure3": figure3, "figure4": figure4, "appendix_figure2": appendix_figure2}[stem]
             fig = draw(_split_rows(frame, split, data), split, source)
         return write_figure(fig, Path(out_png).with_suffix(""), dpi)

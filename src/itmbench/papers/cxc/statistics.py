@@ -156,6 +156,74 @@ def cxc_positives_per_item(
     return typed_frame(cols, {"task": STRING, "split": STRING, "item": STRING, "n_positives": INT, "n_items": INT})
 
 
+def rating_columns(table: pd.DataFrame) -> list[str]:
+    """The world's per-rater columns (rating_0, rating_1, ...) in rater order; [] for released or coco tables."""
+    found = [c for c in table.columns if c.startswith("rating_") and c[len("rating_") :].isdigit()]
+    return sorted(found, key=lambda c: int(c[len("rating_") :]))
+
+
+def cxc_rating_std(tables: Mapping[tuple[str, str], pd.DataFrame], bin_width: float = 0.25) -> pd.DataFrame:
+    """Counts of rated pairs per bin of the standard deviation of their raw ratings (the appendix's Figure 2).
+
+    Each pair's sample standard deviation (ddof=1) over its raters' ratings, per task, split and sampling
+    ('intramodal sampling', 'same example', 'all', as in Fig. 3). Bins are [left, left + bin_width) from 0
+    up to the bin holding the largest deviation of any table, the same edges for every group. Only the
+    world's tables hold each rater's rating (rating_0, ...): the released files keep the mean alone, so a
+    table without them, or a pair with fewer than two ratings, is refused. Columns as
+    `cxc_rating_histogram`'s.
+    """
+    if not bin_width > 0:
+        raise ValueError(f"bin_width must be positive, got {bin_width}")
+    stds: dict[tuple[str, str], np.ndarray] = {}
+    for (task, split), table in tables.items():
+        columns = rating_columns(table)
+        if not columns:
+            raise ValueError(
+                f"CxC {task} ({split}): no per-rater columns rating_0, rating_1, ...; the appendix's Figure 2 needs "
+                "each rater's rating, which only the world's CxC keeps (the released files hold the mean alone)"
+            )
+        ratings = table[columns].to_numpy(dtype="float64")
+        counts = np.isfinite(ratings).sum(axis=1)
+        if (counts < 2).any():
+            row = int(np.flatnonzero(counts < 2)[0])
+            raise ValueError(
+                f"CxC {task} ({split}) row {row}: {int(counts[row])} rating(s); a standard deviation needs at least two"
+            )
+        stds[task, split] = np.nanstd(ratings, axis=1, ddof=1)
+    top = max((float(v.max()) for v in stds.values() if len(v)), default=0.0)
+    n_bins = max(1, int(np.floor(top / bin_width)) + 1)
+    edges = bin_width * np.arange(n_bins + 1)
+    cols: dict[str, list] = {
+        name: [] for name in ("task", "split", "sampling", "bin_left", "bin_right", "count", "share")
+    }
+    for (task, split), table in tables.items():
+        same = table["sampling_method"].isin(cxc_source.SAME_EXAMPLE_METHODS).to_numpy()
+        values = stds[task, split]
+        groups = {"intramodal sampling": values[~same], "same example": values[same], "all": values}
+        for sampling, group in groups.items():
+            if sampling != "all" and not len(group):
+                continue
+            counts = np.bincount(np.floor(group / bin_width).astype(int), minlength=n_bins)
+            for b in range(n_bins):
+                cols["task"].append(task)
+                cols["split"].append(split)
+                cols["sampling"].append(sampling)
+                cols["bin_left"].append(float(edges[b]))
+                cols["bin_right"].append(float(edges[b + 1]))
+                cols["count"].append(int(counts[b]))
+                cols["share"].append(float(counts[b] / len(group)) if len(group) else float("nan"))
+    schema = {
+        "task": STRING,
+        "split": STRING,
+        "sampling": STRING,
+        "bin_left": FLOAT,
+        "bin_right": FLOAT,
+        "count": INT,
+        "share": FLOAT,
+    }
+    return typed_frame(cols, schema)
+
+
 def read_released_ratings(mirror: str | os.PathLike) -> dict[tuple[str, str], pd.DataFrame]:
     """The six released rating files as raw tables {(task, split): read_cxc_csv(...)}, one row per line."""
     return {
@@ -207,6 +275,7 @@ SAMPLING_LABELS: dict[str, str] = {
 FIGURE_TABLE_EXTRA: dict[str, tuple[str, ...]] = {
     "figure3": ("task", "split", "sampling", "bin_left", "bin_right", "share"),
     "figure4": ("task", "split", "item", "n_positives"),
+    "appendix_figure2": ("task", "split", "sampling", "bin_left", "bin_right", "share"),
 }
 
 
@@ -223,7 +292,18 @@ def figure3_table(ratings: Mapping[tuple[str, str], pd.DataFrame], bin_width: fl
     a count of the whole file, no sample), then task, split, sampling, bin_left, bin_right, share (of the group).
     """
     hist = cxc_rating_histogram(ratings, bin_width)
-    last = hist["bin_right"] >= cxc_source.SCORE_RANGE[1]
+    return _binned_table(hist, hist["bin_right"] >= cxc_source.SCORE_RANGE[1], "figure3")
+
+
+def appendix_figure2_table(ratings: Mapping[tuple[str, str], pd.DataFrame], bin_width: float = 0.25) -> pd.DataFrame:
+    """The appendix's Figure 2 numbers: rated pairs per bin of their raters' standard deviation, per split, task
+    and sampling, as a long table with Figure 3's columns (`cxc_rating_std`; the world's tables only)."""
+    hist = cxc_rating_std(ratings, bin_width)
+    return _binned_table(hist, pd.Series(False, index=hist.index), "appendix_figure2")
+
+
+def _binned_table(hist: pd.DataFrame, last: pd.Series, stem: str) -> pd.DataFrame:
+    """A histogram (task, split, sampling, bin_left, bin_right, count, share) as a figure's long table."""
     frame = pd.DataFrame(
         {
             "row": [
@@ -236,7 +316,7 @@ def figure3_table(ratings: Mapping[tuple[str, str], pd.DataFrame], bin_width: fl
             "hi": np.nan,
         }
     )
-    for name in FIGURE_TABLE_EXTRA["figure3"]:
+    for name in FIGURE_TABLE_EXTRA[stem]:
         frame[name] = hist[name].to_numpy()
     return _ordered(frame)
 
