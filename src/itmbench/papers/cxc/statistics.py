@@ -90,35 +90,11 @@ def cxc_rating_histogram(tables: Mapping[tuple[str, str], pd.DataFrame], bin_wid
     if n_bins <= 0 or not np.isclose(n_bins * bin_width, high - low):
         raise ValueError(f"bin_width must divide the score range {low}-{high}, got {bin_width}")
     edges = low + bin_width * np.arange(n_bins + 1)
-    cols: dict[str, list] = {
-        name: [] for name in ("task", "split", "sampling", "bin_left", "bin_right", "count", "share")
+    bins = {
+        key: np.clip(np.floor((table["agg_score"].to_numpy() - low) / bin_width).astype(int), 0, n_bins - 1)
+        for key, table in tables.items()
     }
-    for (task, split), table in tables.items():
-        same = table["sampling_method"].isin(cxc_source.SAME_EXAMPLE_METHODS)
-        groups = {"intramodal sampling": table[~same], "same example": table[same], "all": table}
-        for sampling, group in groups.items():
-            if sampling != "all" and group.empty:
-                continue
-            index = np.clip(np.floor((group["agg_score"].to_numpy() - low) / bin_width).astype(int), 0, n_bins - 1)
-            counts = np.bincount(index, minlength=n_bins)
-            for b in range(n_bins):
-                cols["task"].append(task)
-                cols["split"].append(split)
-                cols["sampling"].append(sampling)
-                cols["bin_left"].append(float(edges[b]))
-                cols["bin_right"].append(float(edges[b + 1]))
-                cols["count"].append(int(counts[b]))
-                cols["share"].append(float(counts[b] / len(group)) if len(group) else float("nan"))
-    schema = {
-        "task": STRING,
-        "split": STRING,
-        "sampling": STRING,
-        "bin_left": FLOAT,
-        "bin_right": FLOAT,
-        "count": INT,
-        "share": FLOAT,
-    }
-    return typed_frame(cols, schema)
+    return _sampling_histogram(tables, bins, edges)
 
 
 def cxc_positives_per_item(
@@ -193,17 +169,28 @@ def cxc_rating_std(tables: Mapping[tuple[str, str], pd.DataFrame], bin_width: fl
     top = max((float(v.max()) for v in stds.values() if len(v)), default=0.0)
     n_bins = max(1, int(np.floor(top / bin_width)) + 1)
     edges = bin_width * np.arange(n_bins + 1)
+    bins = {key: np.floor(values / bin_width).astype(int) for key, values in stds.items()}
+    return _sampling_histogram(tables, bins, edges)
+
+
+def _sampling_histogram(
+    tables: Mapping[tuple[str, str], pd.DataFrame], bins: Mapping[tuple[str, str], np.ndarray], edges: np.ndarray
+) -> pd.DataFrame:
+    """Counts per bin (`bins`: each table row's bin index into `edges`) per task, split and sampling group:
+    'intramodal sampling' (other-modality selection), 'same example' (original MS-COCO pairs), 'all' (a group
+    without rows is left out, but 'all')."""
+    n_bins = len(edges) - 1
     cols: dict[str, list] = {
         name: [] for name in ("task", "split", "sampling", "bin_left", "bin_right", "count", "share")
     }
     for (task, split), table in tables.items():
         same = table["sampling_method"].isin(cxc_source.SAME_EXAMPLE_METHODS).to_numpy()
-        values = stds[task, split]
-        groups = {"intramodal sampling": values[~same], "same example": values[same], "all": values}
+        index = bins[task, split]
+        groups = {"intramodal sampling": index[~same], "same example": index[same], "all": index}
         for sampling, group in groups.items():
             if sampling != "all" and not len(group):
                 continue
-            counts = np.bincount(np.floor(group / bin_width).astype(int), minlength=n_bins)
+            counts = np.bincount(group, minlength=n_bins)
             for b in range(n_bins):
                 cols["task"].append(task)
                 cols["split"].append(split)
