@@ -29,9 +29,11 @@ Decisions where the papers leave the test open (each a `ClaimConfig` field with 
   level the metrics' intervals were computed at (params.yaml `score.confidence`, 95% by default;
   the evidence names it): by the paired interval of the difference when the JSON has one (the world's paired
   bootstrap of I2T - T2I over the same instances: its lower bound above 0), else by the two
-  intervals not overlapping (a conservative test: two models' T2I are scored on the same
-  instances, but no paired interval across models is computed yet), else (printed values carry
-  no interval) on the point estimates. The evidence names the test used;
+  intervals not overlapping (a conservative test), else (printed values carry no interval) on the
+  point estimates. A claim comparing two models on the same instances uses their paired test where
+  the per-instance scores gave one (`Results.paired`, `itmbench paired-tests`; `paired_above`): the
+  paired bootstrap interval of the difference above 0 and the exact McNemar p-value below 1 - level.
+  The evidence names the test used;
 - "mAP@R ranks models differently from R@1" needs at least `min_models_for_ranking` = 3 non-chance
   models (two models give tau = +-1 whatever the metrics) and uses the first R@1 metric that every
   model has among `eccv_r1_metrics` = (coco_1k_r1, original_r1): the paper's COCO 1K R@1, else the
@@ -69,6 +71,9 @@ class Results:
     metrics: Mapping[str, Mapping[str, Mapping[str, Any]]]
     kinds: Mapping[str, str] = field(default_factory=dict)
     roles: Mapping[str, str] = field(default_factory=dict)
+    # paired tests of model pairs over the same instances ("benchmark/model_a/model_b/metric" -> record of
+    # `itmbench.papers.paired.RECORD_COLUMNS`), from the per-instance scores (`itmbench paired-tests`)
+    paired: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def models(self, benchmark: str, kinds: Iterable[str] | None = None) -> list[str]:
         """Models with results on a benchmark (sorted), optionally only those of some kinds."""
@@ -87,6 +92,10 @@ class Results:
         section = doc.get("metrics", {}) if group is None else doc.get("by_type", {}).get(group, {})
         entry = section.get(name)
         return entry if isinstance(entry, Mapping) and "value" in entry else None
+
+    def paired_test(self, benchmark: str, a: str, b: str, metric: str) -> Mapping[str, Any] | None:
+        """The paired test of model a against model b on a metric (None when none was computed)."""
+        return self.paired.get(f"{benchmark}/{a}/{b}/{metric}")
 
     def confidence(self, benchmark: str) -> float | None:
         """The level of the intervals in a benchmark's metrics JSONs (None when they do not say)."""
@@ -208,6 +217,37 @@ def above(
         if has_interval(a) and has_interval(b):
             return float(a["lo"]) > float(b["hi"]), f"intervals{at} do not overlap"
     return float(a["value"]) > float(b["value"]), "point estimates"
+
+
+def paired_above(test: Mapping[str, Any], config: ClaimConfig) -> tuple[bool, str]:
+    """Whether model A is above model B by a paired test over the same instances (`itmbench paired-tests`):
+    with `config.significant_differences`, both the paired bootstrap interval of A - B above 0 and the exact
+    McNemar p-value below 1 - its level; else the point estimate of the difference above 0."""
+    n = int(test["n"])
+    if not config.significant_differences:
+        return float(test["difference"]) > 0, f"point estimates over the same {n} instances"
+    level = float(test["confidence"])
+    alpha = 1.0 - level
+    holds = float(test["lo"]) > 0 and float(test["p_mcnemar"]) < alpha
+    return holds, (
+        f"paired over the same {n} instances: bootstrap interval ({100 * level:g}%) of the difference above 0 "
+        f"and exact McNemar p < {alpha:g}"
+    )
+
+
+def paired_evidence(test: Mapping[str, Any]) -> dict[str, Any]:
+    """A paired test's numbers for a claim's evidence: the difference {value, lo, hi}, McNemar p, discordant counts."""
+    return {
+        "difference": {
+            "value": round(float(test["difference"]), 4),
+            "lo": round(float(test["lo"]), 4),
+            "hi": round(float(test["hi"]), 4),
+        },
+        "p_mcnemar": float(f"{float(test['p_mcnemar']):.4g}"),
+        "n": int(test["n"]),
+        "a_only": int(test["a_only"]),
+        "b_only": int(test["b_only"]),
+    }
 
 
 def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
@@ -375,9 +415,12 @@ def load_world_results(
     chance_models: Iterable[str] = ("random",),
     roles: Mapping[str, str] | None = None,
     source: str = "world",
+    paired_files: Iterable[str | os.PathLike] = (),
 ) -> Results:
-    """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results."""
+    """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results, with the paired tests
+    of `paired_files` (tables of `itmbench paired-tests`)."""
     from itmbench.io import read_json
+    from itmbench.papers.paired import read_paired
 
     root = Path(metrics_dir)
     if not root.is_dir():
@@ -396,7 +439,7 @@ def load_world_results(
     model_kinds.update(kinds or {})
     coco = "clip_coco" if "clip_coco" in all_models else "clip"  # the control fine-tuned as long as TROHN-Img
     model_roles = {"bivlc_coco": coco, "bivlc_trohn_img": "clip_trohn_img", **(roles or {})}
-    return Results(source, metrics, model_kinds, model_roles)
+    return Results(source, metrics, model_kinds, model_roles, read_paired(paired_files))
 
 
 def released_results(mirror: str | os.PathLike) -> Results:
