@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from scipy.stats import binomtest
 
 from itmbench.papers.claims import (
     ClaimConfig,
@@ -306,7 +307,13 @@ def test_claims_on_the_released_files(mirror_dir: Path) -> None:
     table = claims_table(released_results(mirror_dir)).set_index("claim")
     assert table.loc["t2i_below_i2t", "holds"] is True
     assert table.loc["hard_negative_images_raise_t2i", "holds"] is True
-    assert round(json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])["gain"], 2) == pytest.approx(7.94)
+    trohn = json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])
+    assert round(trohn["gain"], 2) == pytest.approx(7.94)
+    # the released per-instance results pair the two models over the same 2,933 instances
+    assert trohn["test"].startswith("paired over the same 2933 instances")
+    assert (trohn["paired"]["a_only"], trohn["paired"]["b_only"]) == (403, 170)
+    assert trohn["paired"]["p_mcnemar"] == pytest.approx(binomtest(170, 573, 0.5).pvalue, rel=1e-3)
+    assert trohn["paired"]["difference"]["lo"] > 0 and trohn["paired"]["difference"]["value"] == pytest.approx(7.9441)
     prior = json.loads(table.loc["position_prior_not_uniform", "evidence"])
     assert table.loc["position_prior_not_uniform", "holds"] is True
     assert round(prior["dev"]["shares"][3], 1) == 22.7 and prior["dev"]["n"] == 9999  # always answering 3: 22.7%

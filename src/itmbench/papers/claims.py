@@ -17,7 +17,8 @@ Three builders:
   is no 'clip_coco', and 'bivlc_trohn_img' is 'clip_trohn_img' (when a role model is absent the
   claim returns holds=None with the reason).
 - `released_results(mirror)`: BiVLC metrics of the four released models (through
-  `papers.bivlc.tables`), and the MCIC answer-position prior of the released dev/test files.
+  `papers.bivlc.tables`), the paired test of CLIP_TROHN-Img against CLIP_COCO over their released
+  per-instance results, and the MCIC answer-position prior of the released dev/test files.
   ECCV, CxC and BISON release no model outputs: their claims return None on this source.
 - `published_results()`: the transcribed tables (BiVLC Tables 2-3, ECCV Table 4, CxC Tables 2-4,
   BISON Tables 3-4), with the printed values (no intervals; BISON n = 54,253, its Table 2).
@@ -444,10 +445,12 @@ def load_world_results(
 
 def released_results(mirror: str | os.PathLike) -> Results:
     """Results computed from the released files of a mirror: BiVLC's four models and MCIC's answer prior."""
-    from itmbench.papers.bivlc.tables import load_released_metrics
+    from itmbench.papers.bivlc.tables import load_released_metrics, load_released_paired
+    from itmbench.papers.paired import paired_table_index
     from itmbench.sources.released import load_released
 
     bivlc = load_released_metrics(mirror)
+    paired = paired_table_index(load_released_paired(mirror))
     prior: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     for split in ("dev", "test"):
@@ -458,7 +461,7 @@ def released_results(mirror: str | os.PathLike) -> Results:
     mcic = {"(released files)": {"answer_position_prior": prior, "n": counts}}
     kinds = dict.fromkeys(bivlc, "contrastive")
     roles = {"bivlc_coco": "CLIP_COCO", "bivlc_trohn_img": "CLIP_TROHN-Img"}
-    return Results("released", {"bivlc": bivlc, "mcic": mcic}, kinds, roles)
+    return Results("released", {"bivlc": bivlc, "mcic": mcic}, kinds, roles, paired)
 
 
 # Published model kinds (rows as transcribed); any other row is 'other'.

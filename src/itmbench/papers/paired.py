@@ -46,6 +46,9 @@ RECORD_COLUMNS = [
 ]
 
 
+METRIC_LABELS = {"i2t": "I2T", "t2i": "T2I", "group": "Group"}
+
+
 def direction(c: PairedComparison) -> str:
     """The pair's verdict at level 1 - confidence (module docstring)."""
     alpha = 1.0 - c.confidence
@@ -118,7 +121,7 @@ def paired_long(records: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     nan = float("nan")
     for r in records.itertuples(index=False):
-        row = f"{r.model_a} vs {r.model_b}: {r.metric.upper() if len(r.metric) == 3 else r.metric}"
+        row = f"{r.model_a} vs {r.model_b}: {METRIC_LABELS.get(r.metric, r.metric)}"
         cells = [
             ("n", r.n, nan, nan, ""),
             ("A right, B wrong", r.a_only, nan, nan, ""),
@@ -146,8 +149,13 @@ def write_paired_table(records: pd.DataFrame, prefix: str | os.PathLike, title: 
     return paths
 
 
+def paired_table_index(records: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Records as {"benchmark/model_a/model_b/metric": record} (what the claims read)."""
+    return {f"{r['benchmark']}/{r['model_a']}/{r['model_b']}/{r['metric']}": r for r in records.to_dict("records")}
+
+
 def read_paired(paths: Iterable[str | os.PathLike]) -> dict[str, dict[str, Any]]:
-    """Paired-test CSVs as {"benchmark/model_a/model_b/metric": record} (what the claims read)."""
+    """Paired-test CSVs (`write_paired_table`) as `paired_table_index`."""
     from itmbench.errors import InputError
 
     out: dict[str, dict[str, Any]] = {}
@@ -156,6 +164,5 @@ def read_paired(paths: Iterable[str | os.PathLike]) -> dict[str, dict[str, Any]]
         missing = [c for c in RECORD_COLUMNS if c not in frame.columns]
         if missing:
             raise InputError(f"{path}: paired-test table without columns {missing}; expected {RECORD_COLUMNS}")
-        for r in frame.to_dict("records"):
-            out[f"{r['benchmark']}/{r['model_a']}/{r['model_b']}/{r['metric']}"] = r
+        out.update(paired_table_index(frame))
     return out
