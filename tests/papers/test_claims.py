@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from scipy.stats import binomtest
 
 from itmbench.papers.claims import (
     ClaimConfig,
@@ -112,6 +113,43 @@ def test_the_bivlc_claims_need_a_difference_beyond_chance_where_there_are_interv
     overlap["confidence"] = 0.95
     v = verdict("bivlc", "t2i_below_i2t", results("bivlc", {"a": overlap}, kinds))
     assert v.evidence["a"]["test"] == "paired interval (95%) of the difference above 0"
+
+
+def paired_record(difference: float, lo: float, hi: float, p: float, a_only: int, b_only: int) -> dict[str, Any]:
+    return {
+        "n": 1000, "difference": difference, "lo": lo, "hi": hi, "p_mcnemar": p, "a_only": a_only,
+        "b_only": b_only, "confidence": 0.95,
+    }  # fmt: skip
+
+
+def test_the_trohn_img_claim_uses_the_paired_test_where_per_instance_scores_gave_one() -> None:
+    """Overlapping marginal intervals, yet a paired gain beyond chance: the paired test decides."""
+    docs = {"coco": {"metrics": {"t2i": m(31.0, 28.2, 33.9)}}, "trohn": {"metrics": {"t2i": m(34.0, 31.1, 37.0)}}}
+    res = Results("hand-made", {"bivlc": docs}, {}, {"bivlc_coco": "coco", "bivlc_trohn_img": "trohn"})
+    assert verdict("bivlc", "hard_negative_images_raise_t2i", res).holds is False  # the intervals overlap
+    paired = {"bivlc/trohn/coco/t2i": paired_record(3.0, 1.2, 4.8, 0.0021, 50, 20)}
+    res = Results("hand-made", {"bivlc": docs}, {}, {"bivlc_coco": "coco", "bivlc_trohn_img": "trohn"}, paired)
+    v = verdict("bivlc", "hard_negative_images_raise_t2i", res)
+    assert v.holds is True
+    assert v.evidence["test"] == (
+        "paired over the same 1000 instances: bootstrap interval (95%) of the difference above 0 "
+        "and exact McNemar p < 0.05"
+    )
+    assert v.evidence["paired"] == {
+        "difference": {"value": 3.0, "lo": 1.2, "hi": 4.8}, "p_mcnemar": 0.0021, "n": 1000, "a_only": 50,
+        "b_only": 20,
+    }  # fmt: skip
+    shown = explained("bivlc", "hard_negative_images_raise_t2i", res)
+    assert "paired difference 3.00 (1.20–4.80), exact McNemar p = 0.002 (50 instances only trohn gets right" in (
+        shown.sentence
+    )
+    assert ("exact McNemar p", "0.002") in shown.rows
+    # both tests must reject: an interval above 0 with McNemar's p above alpha does not make the claim hold
+    res.paired["bivlc/trohn/coco/t2i"] = paired_record(3.0, 0.1, 5.9, 0.06, 40, 25)
+    assert verdict("bivlc", "hard_negative_images_raise_t2i", res).holds is False
+    res.paired["bivlc/trohn/coco/t2i"] = paired_record(-0.5, -2.0, 1.0, 0.6, 30, 35)
+    v = verdict("bivlc", "hard_negative_images_raise_t2i", res, ClaimConfig(significant_differences=False))
+    assert v.holds is False and v.evidence["test"] == "point estimates over the same 1000 instances"
 
 
 # --- ECCV -------------------------------------------------------------------------------------------
@@ -269,7 +307,13 @@ def test_claims_on_the_released_files(mirror_dir: Path) -> None:
     table = claims_table(released_results(mirror_dir)).set_index("claim")
     assert table.loc["t2i_below_i2t", "holds"] is True
     assert table.loc["hard_negative_images_raise_t2i", "holds"] is True
-    assert round(json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])["gain"], 2) == pytest.approx(7.94)
+    trohn = json.loads(table.loc["hard_negative_images_raise_t2i", "evidence"])
+    assert round(trohn["gain"], 2) == pytest.approx(7.94)
+    # the released per-instance results pair the two models over the same 2,933 instances
+    assert trohn["test"].startswith("paired over the same 2933 instances")
+    assert (trohn["paired"]["a_only"], trohn["paired"]["b_only"]) == (403, 170)
+    assert trohn["paired"]["p_mcnemar"] == pytest.approx(binomtest(170, 573, 0.5).pvalue, rel=1e-3)
+    assert trohn["paired"]["difference"]["lo"] > 0 and trohn["paired"]["difference"]["value"] == pytest.approx(7.9441)
     prior = json.loads(table.loc["position_prior_not_uniform", "evidence"])
     assert table.loc["position_prior_not_uniform", "holds"] is True
     assert round(prior["dev"]["shares"][3], 1) == 22.7 and prior["dev"]["n"] == 9999  # always answering 3: 22.7%

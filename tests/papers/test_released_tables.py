@@ -322,3 +322,19 @@ def test_eccv_table5_comparison_is_written_with_flags(tmp_path: Path) -> None:
     md = paths[1].read_text(encoding="utf-8")
     assert md.count("⚠") == 4 + 1
     assert "0.44 \\| 0.45 \\| -0.01 ⚠" in md
+
+
+def test_released_paired_test_of_trohn_img_against_coco(mirror_dir: Path) -> None:
+    """The paired test over the released per-instance results: the difference is the printed one (Table 3:
+    T2I 71.84 vs 63.89), McNemar's p the binomial test of its discordant counts."""
+    from scipy.stats import binomtest
+
+    from itmbench.papers.bivlc.tables import load_released_paired
+
+    records = load_released_paired(mirror_dir, n_boot=200).set_index("metric")
+    t2i = records.loc["t2i"]
+    assert (t2i["model_a"], t2i["model_b"], t2i["n"]) == ("CLIP_TROHN-Img", "CLIP_COCO", 2933)
+    assert round(t2i["accuracy_a"], 2) == 71.84 and round(t2i["accuracy_b"], 2) == 63.89
+    assert t2i["difference"] == pytest.approx(100 * (int(t2i["a_only"]) - int(t2i["b_only"])) / 2933)
+    assert t2i["p_mcnemar"] == pytest.approx(binomtest(int(t2i["b_only"]), int(t2i["a_only"] + t2i["b_only"])).pvalue)
+    assert t2i["lo"] > 0 and set(records["direction"]) == {"A above B"}

@@ -70,7 +70,7 @@ def test_negclip_batches_hold_the_positives_then_edits_false_of_their_images(dat
 
 
 def test_trohn_img_pairs_fit_their_caption_and_not_the_positive(data):
-    cfg = make_config(TrainConfig, trohn_img_fraction=0.3)
+    cfg = make_config(TrainConfig, trohn_img_fraction=0.3, filter_negative_images=True)  # the filtered ablation
     source = RECIPES["trohn_img"].build(data, cfg)
     pairs = source.pairs
     assert source.n_samples == round(0.3 * len(data)) == len(source.instances)
@@ -100,14 +100,15 @@ def test_trohn_img_pairs_fit_their_caption_and_not_the_positive(data):
 def test_unfiltered_negative_images_keep_the_generators_mistakes(data):
     """With every bound object left out, the filter drops most images; without it they come through, wrong."""
     broken = {"p_missing_object": 1.0, "p_extra_object": 0.0, "p_wrong_binding": 0.0, "p_wrong_relation": 0.0}
-    filtered = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken))
+    filtered = RECIPES["trohn_img"].build(
+        data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken, filter_negative_images=True)
+    )
     assert filtered.n_samples < 12 and all(
         caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
         for s, sc in zip(filtered.pairs["structure"], filtered.pairs["scene"])
     )
-    raw = RECIPES["trohn_img"].build(
-        data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken, filter_negative_images=False)
-    )
+    raw = RECIPES["trohn_img"].build(data, make_config(TrainConfig, trohn_img_fraction=0.2, generator=broken))
+    assert make_config(TrainConfig).filter_negative_images is False  # the default is BiVLC's unfiltered TROHN-Img
     fits = [
         caption_fits(CaptionStructure.from_json(s), Scene.from_json(sc), MARGIN)
         for s, sc in zip(raw.pairs["structure"], raw.pairs["scene"])

@@ -252,6 +252,7 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
         "embed_added",
         "world_tables_bivlc",
         "world_figures_bivlc",
+        "bivlc_paired",  # the paired tests read BiVLC's per-instance scores
     }, rules
     for rule, wildcards in jobs:
         assert "cxc" not in wildcards, (rule, wildcards)
@@ -278,6 +279,7 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
         "cxc_encoder_sts",  # CxC Figure 5 and Table 1 read the scores (Figure 5's fit its n_boot), then its drawing
         "cxc_table1",
         "cxc_figure",
+        "bivlc_paired",  # BiVLC's paired bootstrap draws score.n_boot resamples
     } | {f"world_{kind}_{paper}" for kind in ("tables", "figures") for paper in WORLD_PAPERS}, rules
     assert [w for r, w in jobs if r == "cxc_figure"] == ["cxc_figure=figure5"]  # Figures 3 and 4 read no score
 

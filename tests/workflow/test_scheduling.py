@@ -15,9 +15,10 @@ def planned_priorities(workdir: Path) -> dict[tuple[str, str], int]:
 def test_trainings_come_before_short_jobs_and_clip_first(tmp_path: Path) -> None:
     prio = planned_priorities(copy_workflow(tmp_path))
     train = {w.removeprefix("trained="): p for (rule, w), p in prio.items() if rule == "train"}
-    # clip: three fine-tunes start from it (init), the FFNN reads its embeddings (upstream), and it is the
-    # cross scorers' shortlist model: 1 + 5
-    assert train["clip"] == 6
-    assert {train[m] for m in ("clip_coco", "clip_trohn_text", "clip_trohn_img", "vse", "de_i2t", "coca")} == {1}
-    assert len(train) == 10 and max(train, key=train.get) == "clip"
+    # clip: four fine-tunes start from it (init: clip_coco, clip_trohn_text, clip_trohn_img and its filtered
+    # ablation), the FFNN reads its embeddings (upstream), and it is the cross scorers' shortlist model: 1 + 6
+    assert train["clip"] == 7
+    fine_tunes = ("clip_coco", "clip_trohn_text", "clip_trohn_img", "clip_trohn_img_filtered")
+    assert {train[m] for m in (*fine_tunes, "vse", "de_i2t", "coca")} == {1}
+    assert len(train) == 11 and max(train, key=train.get) == "clip"
     assert {rule for rule, _ in prio} == {"train"}  # every other job keeps Snakemake's default (0, not printed)

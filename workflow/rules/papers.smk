@@ -179,7 +179,8 @@ rule cxc_figure:
 
 rule claims_paper:
     input:
-        get_bench_metrics,
+        metrics=get_bench_metrics,
+        paired=get_claims_paper_paired,
     output:
         csv=f"{RESULTS}/tables/claims/{{bench}}.csv",
         md=f"{RESULTS}/tables/claims/{{bench}}.md",
@@ -187,6 +188,7 @@ rule claims_paper:
         metrics_dir=get_metrics_root,
         source=SOURCE,
         kinds=get_model_kinds(),
+        paired=get_paired_flags,
     threads: 1
     resources:
         mem_mb=1000,
@@ -198,7 +200,7 @@ rule claims_paper:
         ENV
     shell:
         "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
-        "--paper {wildcards.bench} --out-csv {output.csv} > {log} 2>&1"
+        "--paper {wildcards.bench} {params.paired} --out-csv {output.csv} > {log} 2>&1"
 
 
 if TROHN_TEXT_MODELS:
@@ -223,3 +225,29 @@ if TROHN_TEXT_MODELS:
             ENV
         shell:
             "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"
+
+
+if bivlc_paired_pairs():
+
+    rule bivlc_paired:
+        input:
+            unpack(get_bivlc_paired_scores),
+        output:
+            csv=f"{RESULTS}/tables/bivlc/paired.csv",
+            md=f"{RESULTS}/tables/bivlc/paired.md",
+            tex=f"{RESULTS}/tables/bivlc/paired.tex",
+        params:
+            flags=get_bivlc_paired_flags,
+            score=get_score_params,
+        threads: 1
+        resources:
+            mem_mb=2000,
+        log:
+            "logs/tables/bivlc_paired.log",
+        benchmark:
+            "benchmarks/rules/tables/bivlc_paired.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench paired-tests --name bivlc {params.flags} --config {params.score:q} --out-csv {output.csv} "
+            "> {log} 2>&1"

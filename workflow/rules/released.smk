@@ -103,7 +103,7 @@ rule released_paper_tables:
     output:
         bivlc=expand(
             "results/released/tables/bivlc/{stem}_released.{ext}",
-            stem=("table2", "table3", "table4", "table5", "section5_3"),
+            stem=("table2", "table3", "table4", "table5", "section5_3", "paired"),
             ext=("csv", "md", "tex"),
         ),
         eccv=expand("results/released/tables/eccv/table5.{ext}", ext=("csv", "md", "tex")),

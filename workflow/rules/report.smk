@@ -81,7 +81,8 @@ rule report_benchmark:
 
 rule claims:
     input:
-        get_claims_metrics,
+        metrics=get_claims_metrics,
+        paired=get_paired_tables,
     output:
         csv=f"{RESULTS}/tables/claims/claims.csv",
         md=f"{RESULTS}/tables/claims/claims.md",
@@ -89,6 +90,7 @@ rule claims:
         metrics_dir=get_metrics_root,
         source=SOURCE,
         kinds=get_model_kinds(),
+        paired=get_paired_flags,
     threads: 1
     resources:
         mem_mb=1000,
@@ -100,4 +102,4 @@ rule claims:
         ENV
     shell:
         "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
-        "--out-csv {output.csv} > {log} 2>&1"
+        "{params.paired} --out-csv {output.csv} > {log} 2>&1"

@@ -1,5 +1,5 @@
 """Tables, figures and reports: `itmbench table-benchmark`, `world-paper-tables`,
-`world-paper-figures`, `trohn-text-table`, `claims`, `notebook`, `index`."""
+`world-paper-figures`, `trohn-text-table`, `paired-tests`, `claims`, `notebook`, `index`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from itmbench.cli._args import (
     name_value,
     open_fraction,
     positive_int,
+    score_section,
     with_absent_cells,
 )
 from itmbench.papers.registry import BENCHMARKS, PAPERS
@@ -107,7 +108,8 @@ def cmd_claims(args: argparse.Namespace) -> None:
         raise InputError(f"--paper {args.paper}: the paper states no claims; expected one of {list(CLAIM_ORDER)}")
     if Path(args.metrics_dir).is_dir() and not any(Path(args.metrics_dir).glob("*/*.json")):
         raise InputError(f"{args.metrics_dir}: no metrics files; expected <benchmark>/<model>.json files")
-    table = claims_table(load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source))
+    results = load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source, paired_files=args.paired)
+    table = claims_table(results)
     title = f"Claims checked on the {args.source} results"
     if args.paper:
         table = table[table["paper"] == args.paper].reset_index(drop=True)
@@ -148,6 +150,37 @@ def cmd_trohn_text_table(args: argparse.Namespace) -> None:
     log.info("TROHN-Text statistics of %d model(s) -> %s", len(args.histories), ", ".join(map(str, paths)))
 
 
+def cmd_paired_tests(args: argparse.Namespace) -> None:
+    """Paired tests (exact McNemar, paired bootstrap) of model pairs over the same instances of one benchmark."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.papers.paired import paired_records, write_paired_table
+    from itmbench.papers.registry import benchmark
+
+    score = benchmark(args.name).part("score")
+    if not hasattr(score, "instance_outcomes"):
+        raise InputError(f"--name {args.name}: its scores have no per-instance outcomes to pair; expected bivlc")
+    scores = dict(args.scores)
+    pairs = list(args.pair)
+    for a, b in pairs:
+        for model in (a, b):
+            if model not in scores:
+                raise InputError(f"--pair {a}={b}: no --scores {model}=PATH; expected the scores of both models")
+    columns = score.OUTCOME_COLUMNS
+    expected = "a scores file of `itmbench score-benchmark` (one row per instance)"
+    outcomes = {m: score.instance_outcomes(read_parquet_checked(p, columns, expected)) for m, p in scores.items()}
+    config = score_section(args.config)
+    records = paired_records(
+        args.name, outcomes, pairs, score.PAIRED_METRICS, config["n_boot"], config["seed"], config["confidence"]
+    )
+    prefix = Path(args.out_csv).with_suffix("")
+    entry = benchmark(args.name)
+    title = f"{entry.report_label()}: paired tests over the same instances (A vs B, exact McNemar and paired bootstrap)"
+    with output_set(files=[prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]):  # together or not at all
+        write_paired_table(records, prefix, title, entry.decimals)
+    log.info("%s: %d paired comparisons -> %s", args.name, len(records), prefix)
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("table-benchmark", cmd_table_benchmark, "a benchmark's table of every model")
@@ -165,6 +198,17 @@ def add_commands(add, sub) -> None:
     )
     sp.add_argument("--out-csv", required=True)
     sp.add_argument("--paper", default=None, choices=sorted(PAPERS), help="only this paper's claims")
+    sp.add_argument(
+        "--paired", action="append", default=[], help="a paired-test table (itmbench paired-tests) the claims use"
+    )
+    sp = add("paired-tests", cmd_paired_tests, "paired tests of model pairs over the same instances")
+    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (bivlc)")
+    sp.add_argument(
+        "--scores", type=name_value("PATH"), action="append", required=True, help="MODEL=PATH: per-instance scores"
+    )
+    sp.add_argument("--pair", type=name_value("MODEL"), action="append", required=True, help="A=B: compare A with B")
+    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     for name, func, help_ in (
         ("world-paper-tables", cmd_world_paper_tables, "a paper's tables in its layout, from the world, vs published"),
         ("world-paper-figures", cmd_world_paper_figures, "a paper's figures from the world's metrics"),

@@ -17,7 +17,8 @@ Three builders:
   is no 'clip_coco', and 'bivlc_trohn_img' is 'clip_trohn_img' (when a role model is absent the
   claim returns holds=None with the reason).
 - `released_results(mirror)`: BiVLC metrics of the four released models (through
-  `papers.bivlc.tables`), and the MCIC answer-position prior of the released dev/test files.
+  `papers.bivlc.tables`), the paired test of CLIP_TROHN-Img against CLIP_COCO over their released
+  per-instance results, and the MCIC answer-position prior of the released dev/test files.
   ECCV, CxC and BISON release no model outputs: their claims return None on this source.
 - `published_results()`: the transcribed tables (BiVLC Tables 2-3, ECCV Table 4, CxC Tables 2-4,
   BISON Tables 3-4), with the printed values (no intervals; BISON n = 54,253, its Table 2).
@@ -29,9 +30,11 @@ Decisions where the papers leave the test open (each a `ClaimConfig` field with 
   level the metrics' intervals were computed at (params.yaml `score.confidence`, 95% by default;
   the evidence names it): by the paired interval of the difference when the JSON has one (the world's paired
   bootstrap of I2T - T2I over the same instances: its lower bound above 0), else by the two
-  intervals not overlapping (a conservative test: two models' T2I are scored on the same
-  instances, but no paired interval across models is computed yet), else (printed values carry
-  no interval) on the point estimates. The evidence names the test used;
+  intervals not overlapping (a conservative test), else (printed values carry no interval) on the
+  point estimates. A claim comparing two models on the same instances uses their paired test where
+  the per-instance scores gave one (`Results.paired`, `itmbench paired-tests`; `paired_above`): the
+  paired bootstrap interval of the difference above 0 and the exact McNemar p-value below 1 - level.
+  The evidence names the test used;
 - "mAP@R ranks models differently from R@1" needs at least `min_models_for_ranking` = 3 non-chance
   models (two models give tau = +-1 whatever the metrics) and uses the first R@1 metric that every
   model has among `eccv_r1_metrics` = (coco_1k_r1, original_r1): the paper's COCO 1K R@1, else the
@@ -69,6 +72,9 @@ class Results:
     metrics: Mapping[str, Mapping[str, Mapping[str, Any]]]
     kinds: Mapping[str, str] = field(default_factory=dict)
     roles: Mapping[str, str] = field(default_factory=dict)
+    # paired tests of model pairs over the same instances ("benchmark/model_a/model_b/metric" -> record of
+    # `itmbench.papers.paired.RECORD_COLUMNS`), from the per-instance scores (`itmbench paired-tests`)
+    paired: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def models(self, benchmark: str, kinds: Iterable[str] | None = None) -> list[str]:
         """Models with results on a benchmark (sorted), optionally only those of some kinds."""
@@ -87,6 +93,10 @@ class Results:
         section = doc.get("metrics", {}) if group is None else doc.get("by_type", {}).get(group, {})
         entry = section.get(name)
         return entry if isinstance(entry, Mapping) and "value" in entry else None
+
+    def paired_test(self, benchmark: str, a: str, b: str, metric: str) -> Mapping[str, Any] | None:
+        """The paired test of model a against model b on a metric (None when none was computed)."""
+        return self.paired.get(f"{benchmark}/{a}/{b}/{metric}")
 
     def confidence(self, benchmark: str) -> float | None:
         """The level of the intervals in a benchmark's metrics JSONs (None when they do not say)."""
@@ -208,6 +218,37 @@ def above(
         if has_interval(a) and has_interval(b):
             return float(a["lo"]) > float(b["hi"]), f"intervals{at} do not overlap"
     return float(a["value"]) > float(b["value"]), "point estimates"
+
+
+def paired_above(test: Mapping[str, Any], config: ClaimConfig) -> tuple[bool, str]:
+    """Whether model A is above model B by a paired test over the same instances (`itmbench paired-tests`):
+    with `config.significant_differences`, both the paired bootstrap interval of A - B above 0 and the exact
+    McNemar p-value below 1 - its level; else the point estimate of the difference above 0."""
+    n = int(test["n"])
+    if not config.significant_differences:
+        return float(test["difference"]) > 0, f"point estimates over the same {n} instances"
+    level = float(test["confidence"])
+    alpha = 1.0 - level
+    holds = float(test["lo"]) > 0 and float(test["p_mcnemar"]) < alpha
+    return holds, (
+        f"paired over the same {n} instances: bootstrap interval ({100 * level:g}%) of the difference above 0 "
+        f"and exact McNemar p < {alpha:g}"
+    )
+
+
+def paired_evidence(test: Mapping[str, Any]) -> dict[str, Any]:
+    """A paired test's numbers for a claim's evidence: the difference {value, lo, hi}, McNemar p, discordant counts."""
+    return {
+        "difference": {
+            "value": round(float(test["difference"]), 4),
+            "lo": round(float(test["lo"]), 4),
+            "hi": round(float(test["hi"]), 4),
+        },
+        "p_mcnemar": float(f"{float(test['p_mcnemar']):.4g}"),
+        "n": int(test["n"]),
+        "a_only": int(test["a_only"]),
+        "b_only": int(test["b_only"]),
+    }
 
 
 def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
@@ -375,9 +416,12 @@ def load_world_results(
     chance_models: Iterable[str] = ("random",),
     roles: Mapping[str, str] | None = None,
     source: str = "world",
+    paired_files: Iterable[str | os.PathLike] = (),
 ) -> Results:
-    """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results."""
+    """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results, with the paired tests
+    of `paired_files` (tables of `itmbench paired-tests`)."""
     from itmbench.io import read_json
+    from itmbench.papers.paired import read_paired
 
     root = Path(metrics_dir)
     if not root.is_dir():
@@ -396,15 +440,17 @@ def load_world_results(
     model_kinds.update(kinds or {})
     coco = "clip_coco" if "clip_coco" in all_models else "clip"  # the control fine-tuned as long as TROHN-Img
     model_roles = {"bivlc_coco": coco, "bivlc_trohn_img": "clip_trohn_img", **(roles or {})}
-    return Results(source, metrics, model_kinds, model_roles)
+    return Results(source, metrics, model_kinds, model_roles, read_paired(paired_files))
 
 
 def released_results(mirror: str | os.PathLike) -> Results:
     """Results computed from the released files of a mirror: BiVLC's four models and MCIC's answer prior."""
-    from itmbench.papers.bivlc.tables import load_released_metrics
+    from itmbench.papers.bivlc.tables import load_released_metrics, load_released_paired
+    from itmbench.papers.paired import paired_table_index
     from itmbench.sources.released import load_released
 
     bivlc = load_released_metrics(mirror)
+    paired = paired_table_index(load_released_paired(mirror))
     prior: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     for split in ("dev", "test"):
@@ -415,7 +461,7 @@ def released_results(mirror: str | os.PathLike) -> Results:
     mcic = {"(released files)": {"answer_position_prior": prior, "n": counts}}
     kinds = dict.fromkeys(bivlc, "contrastive")
     roles = {"bivlc_coco": "CLIP_COCO", "bivlc_trohn_img": "CLIP_TROHN-Img"}
-    return Results("released", {"bivlc": bivlc, "mcic": mcic}, kinds, roles)
+    return Results("released", {"bivlc": bivlc, "mcic": mcic}, kinds, roles, paired)
 
 
 # Published model kinds (rows as transcribed); any other row is 'other'.

@@ -18,9 +18,10 @@ papers are silent, each a field below:
 - `trohn_img_fraction` = 0.5: TROHN-Img has about half as many instances as COCO has captions, so
   its pairs (positive + negative) number about as many as COCO's (296,070 x 2 vs 591,753), and an
   epoch of TROHN-Img costs as much as an epoch of in-batch training.
-- `filter_negative_images`: BiVLC's TROHN-Img keeps the generator's image unchecked (its noise is
-  estimated at 61%). The world can check it: by default a negative image is kept only where the
-  negative caption is true of it and the positive caption false; False keeps the first candidate.
+- `filter_negative_images` = False: BiVLC's TROHN-Img keeps the generator's image unchecked (section
+  5.3 estimates its noise at about 61%), so by default the first candidate is kept, as the paper
+  does. The world can check it: True keeps a negative image only where the negative caption is true
+  of it and the positive caption false (the ablation model `clip_trohn_img_filtered`).
 """
 
 from __future__ import annotations

@@ -153,3 +153,38 @@ TROHN_TEXT_MODELS = sorted(m for m in TRAINED if MODEL_SPECS[m].get("trainer") =
 def get_trohn_text_histories():
     """The training summaries (history.json) of the TROHN-Text models, which count their hard negatives."""
     return [f"{RESULTS}/models/{m}/history.json" for m in TROHN_TEXT_MODELS]
+
+
+# --- BiVLC's paired tests of model pairs over the same instances (papers.smk) ---------------------------------
+
+
+def bivlc_paired_pairs():
+    """params.yaml report.bivlc_paired: the pairs whose two models both score BiVLC in this source."""
+    scored = set(scored_models("bivlc")) if "bivlc" in PAIR_BENCHMARKS else set()
+    return [(a, b) for a, b in config["report"]["bivlc_paired"] if a in scored and b in scored]
+
+
+def get_bivlc_paired_scores(wildcards):
+    """The per-instance score files of every model of the pairs, by model."""
+    models = sorted({m for pair in bivlc_paired_pairs() for m in pair})
+    return {m: f"{RESULTS}/scores/bivlc/{m}.parquet" for m in models}
+
+
+def get_bivlc_paired_flags(wildcards, input):
+    """--scores MODEL=PATH for each model and --pair A=B for each pair."""
+    flags = [f"--scores {m}={path}" for m, path in input.items()]
+    flags += [f"--pair {a}={b}" for a, b in bivlc_paired_pairs()]
+    return " ".join(flags)
+
+
+def get_paired_tables(wildcards):
+    """The paired-test tables the claims read (BiVLC's, where it has pairs)."""
+    return [f"{RESULTS}/tables/bivlc/paired.csv"] if bivlc_paired_pairs() else []
+
+
+def get_paired_flags(wildcards, input):
+    return " ".join(f"--paired {path}" for path in input.get("paired", []))
+
+
+def get_claims_paper_paired(wildcards):
+    return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []

@@ -14,6 +14,8 @@ from itmbench.papers.claims import (
     Verdict,
     above,
     entry_evidence,
+    paired_above,
+    paired_evidence,
     undecided,
 )
 
@@ -46,7 +48,8 @@ def bivlc_t2i_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
 
 def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) -> Verdict:
     """T2I of the model trained with hard-negative images (TROHN-Img) significantly above T2I of the COCO
-    fine-tuned one ("greatly benefits"; see `itmbench.papers.claims.above`)."""
+    fine-tuned one ("greatly benefits"): by their paired test over the same instances where the per-instance
+    scores gave one (`itmbench.papers.claims.paired_above`), else `itmbench.papers.claims.above`."""
     base, treated = results.roles.get("bivlc_coco"), results.roles.get("bivlc_trohn_img")
     have = results.models("bivlc")
     missing = [
@@ -68,8 +71,20 @@ def bivlc_hard_negative_images_raise_t2i(results: Results, config: ClaimConfig) 
         bk, tk = results.metric("bivlc", base, "t2i", kind), results.metric("bivlc", treated, "t2i", kind)
         if bk is not None and tk is not None:
             evidence[f"gain {kind}"] = round(tk["value"] - bk["value"], 4)
-    raised, evidence["test"] = above(t, b, None, config, results.confidence("bivlc"))
+    paired = results.paired_test("bivlc", treated, base, "t2i")
+    if paired is not None:  # the per-instance scores of both models: a paired test over the same instances
+        evidence["paired"] = paired_evidence(paired)
+        raised, evidence["test"] = paired_above(paired, config)
+    else:
+        raised, evidence["test"] = above(t, b, None, config, results.confidence("bivlc"))
     return Verdict(raised, evidence)
+
+
+def _p_value(p: object) -> str:
+    """A p-value for a reader: 3 significant digits, in scientific notation below 0.001."""
+    if not isinstance(p, int | float):
+        return "–"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
 
 
 def _models(evidence: Mapping[str, Any]) -> list[str]:
@@ -105,12 +120,26 @@ def explain_hard_negative_images_raise_t2i(evidence: Mapping[str, Any], holds: b
     )
     if by_type:
         sentence += "; by type: " + ", ".join(f"{kind} {n.signed(g)}" for kind, g in by_type)
+    paired = evidence.get("paired")
+    if isinstance(paired, Mapping):
+        sentence += (
+            f"; paired difference {n.entry(paired.get('difference'))}, exact McNemar p = "
+            f"{_p_value(paired.get('p_mcnemar'))} ({paired.get('a_only')} instances only {treated} gets right, "
+            f"{paired.get('b_only')} only {control})"
+        )
     rows = [
         (f"{control} T2I (control)", n.entry(evidence.get(f"{control} T2I"))),
         (f"{treated} T2I (trained with hard negative images)", n.entry(evidence.get(f"{treated} T2I"))),
         ("gain", n.signed(evidence.get("gain"))),
         *((f"gain on {kind}", n.signed(g)) for kind, g in by_type),
     ]
+    if isinstance(paired, Mapping):
+        rows += [
+            ("paired difference (bootstrap interval)", n.entry(paired.get("difference"))),
+            ("exact McNemar p", _p_value(paired.get("p_mcnemar"))),
+            (f"instances only {treated} gets right", str(paired.get("a_only"))),
+            (f"instances only {control} gets right", str(paired.get("b_only"))),
+        ]
     return Explanation(sentence + ")", ("number", "value"), tuple(rows))
 
 

@@ -166,3 +166,19 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "confidence": confidence,
         "interval": f"Wilson {confidence:.0%}; i2t_minus_t2i: paired percentile bootstrap ({n_boot}, seed {seed})",
     }
+
+
+PAIRED_METRICS = ("i2t", "t2i", "group")
+OUTCOME_COLUMNS = ("bivlc_id", "in_bivlc", "s_c0_i0", "s_c0_i1", "s_c1_i0", "s_c1_i1")
+
+
+def instance_outcomes(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per BiVLC instance (index: bivlc_id, sorted), whether the model gets I2T, T2I and Group right: what
+    a paired test of two models reads (`itmbench.papers.paired`)."""
+    b = scores[scores["in_bivlc"].to_numpy(bool)]
+    ids = b["bivlc_id"].to_numpy(np.int64)
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError("BiVLC per-instance scores: a bivlc_id appears twice; expected one row per instance")
+    per = bivlc_scores(b["s_c0_i0"], b["s_c0_i1"], b["s_c1_i0"], b["s_c1_i1"])
+    out = pd.DataFrame({name: getattr(per, name) for name in PAIRED_METRICS}, index=pd.Index(ids, name="bivlc_id"))
+    return out.sort_index()

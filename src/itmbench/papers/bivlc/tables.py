@@ -154,6 +154,30 @@ def load_released_metrics(mirror: str | os.PathLike, confidence: float = 0.95) -
     return out
 
 
+def load_released_paired(
+    mirror: str | os.PathLike,
+    pairs: Iterable[tuple[str, str]] = (("clip_trohn_img", "clip_coco"),),
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Paired tests (`itmbench.papers.paired`) of released models over the same instances (their released
+    per-instance results, matched by id): pairs of `RELEASED_MODELS` keys, records named by the printed rows."""
+    from itmbench.papers.paired import paired_records
+    from itmbench.sources.released import load_released
+
+    outcomes: dict[str, pd.DataFrame] = {}
+    pairs = [tuple(p) for p in pairs]
+    for suffix in sorted({m for pair in pairs for m in pair}):
+        file_model, row = RELEASED_MODELS[suffix]
+        results = load_released(f"bivlc_results_{suffix}", mirror)
+        scores = released_scores(results, f"BiVLC_{file_model}.csv")
+        frame = pd.DataFrame({k: scores[k] for k in ("i2t", "t2i", "group")}, index=results["id"].to_numpy())
+        outcomes[row] = frame.sort_index()
+    named = [(RELEASED_MODELS[a][1], RELEASED_MODELS[b][1]) for a, b in pairs]
+    return paired_records("bivlc", outcomes, named, ("i2t", "t2i", "group"), n_boot, seed, confidence)
+
+
 def bivlc_long_table(
     metrics_by_row: Mapping[str, Mapping[str, Any]],
     tables: Iterable[str] = tuple(TABLE_COLUMNS),
