@@ -15,7 +15,6 @@ from itmbench.models.linear_option import (
     fit_ridge,
     linear_options,
     regression_scores,
-    train_linear_option,
     train_linm,
 )
 from itmbench.models.registry import build_encoder, option_trainer, pick_device
