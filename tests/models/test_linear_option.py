@@ -113,9 +113,10 @@ def test_each_baseline_learns_separable_data_and_scores_pairs_from_its_checkpoin
     assert 100 * picked.mean() == pytest.approx(summary["dev_accuracy"])
     again = tmp_path / "again.pt"
     option_trainer(spec)(spec, train, dev, cache, again, tmp_path / "again.json")
-    assert torch.load(again, weights_only=True)["state_dict"].keys() == torch.load(out, weights_only=True)[
-        "state_dict"
-    ].keys()
+    assert (
+        torch.load(again, weights_only=True)["state_dict"].keys()
+        == torch.load(out, weights_only=True)["state_dict"].keys()
+    )
     first, second = (torch.load(p, weights_only=True)["state_dict"] for p in (out, again))
     assert all(torch.equal(first[key], second[key]) for key in first)  # deterministic on CPU
 
