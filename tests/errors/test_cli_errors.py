@@ -81,6 +81,7 @@ INPUTS: dict[str, list[str]] = {
     "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
+    "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

@@ -30,6 +30,8 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Table 4", "FFNN"): (6, 6, 36),  # dim, hidden-1, hidden-2, Dev, Test, Test ±
         ("Table 4", "Vec2seq+FFNN (lambda_gen = 1.0)"): (6, 6, 36),
         ("Table 5", ""): (7, 7, 45),  # lambda_gen = 0.0 has no ROUGE-L / CIDEr
+        ("Section 3.3", "OPTIMIZE-SCORE"): (1, 1, 1),
+        ("Section 3.3", "wmgs-rank worked example"): (1, 5, 5),
     },
     "eccv": {
         ("Table 2", ""): (3, 4, 12),

@@ -262,6 +262,23 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
 
 
 @pytest.mark.slow
+def test_an_mcic_parameter_reruns_only_what_mcic_feeds(run_dir):
+    """The lambda grid changes MCIC's decoys: its build, its train split and the option scorers trained on it
+    (which score the other benchmarks' pairs too), never another benchmark's build or an embedding model."""
+    jobs = planned_jobs(run_dir, override={"mcic": {"lambda_grid": [0.2, 0.3, 0.4]}})
+    rules = {rule for rule, _ in jobs}
+    assert {"build_benchmark", "mcic_train_split", "mcic_lambda_search", "train_ffnn", "world_tables_mcic"} <= rules
+    assert "train" not in rules and "embed" not in rules and "embed_train_split" not in rules, rules
+    option_scorers = {"ffnn", "mcic_i2c", "mcic_c2i", "mcic_linm"}
+    for rule, wildcards in jobs:
+        if rule in ("build_benchmark", "audit_benchmark", "score_benchmark"):  # dual encoders rescore MCIC only
+            assert "bench=mcic" in wildcards, (rule, wildcards)
+        if rule in ("score_pairs", "score_benchmark_pairs") and "bench=mcic" not in wildcards:
+            assert wildcards.split("cross=")[-1].strip() in option_scorers, (rule, wildcards)
+    assert {w.split("ffnn=")[-1] for r, w in jobs if r == "train_ffnn"} == option_scorers
+
+
+@pytest.mark.slow
 def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
     """The metrics' intervals are a second output of the scoring jobs: no model job, no embedding reruns."""
     jobs = planned_jobs(run_dir, override={"score": {"n_boot": 50}})

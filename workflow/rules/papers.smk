@@ -177,6 +177,33 @@ rule cxc_figure:
         "--source {params.source} --config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
 
 
+# MCIC's OPTIMIZE-SCORE (Algorithm 1): the build chooses lambda by wmgs-rank; this rule shows the search.
+if SOURCE == "world":
+
+    rule mcic_lambda_search:
+        input:
+            bench=f"{DATA}/mcic/items.parquet",
+        output:
+            csv=flag_report(f"{RESULTS}/tables/mcic/lambda_search.csv", "../report/mcic.rst", PAPER_TITLES["mcic"], "tables"),
+            md=f"{RESULTS}/tables/mcic/lambda_search.md",
+            tex=f"{RESULTS}/tables/mcic/lambda_search.tex",
+        params:
+            bench_dir=dir_of_input("bench"),
+            confidence=config["score"]["confidence"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/tables/mcic_lambda_search.log",
+        benchmark:
+            "benchmarks/rules/tables/mcic_lambda_search.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench mcic-lambda-search --bench {params.bench_dir} --confidence {params.confidence} "
+            "--out-csv {output.csv} > {log} 2>&1"
+
+
 rule claims_paper:
     input:
         metrics=get_bench_metrics,

@@ -71,8 +71,9 @@ def cmd_embed(args: argparse.Namespace) -> None:
 
 
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
-    """Train MCIC's FFNN option scorer on the MCIC train split over an upstream model's embeddings."""
-    from itmbench.models.option_scorer import train_ffnn
+    """Train an MCIC option scorer (the FFNN, or a linear baseline) on the MCIC train split over an upstream model's
+    embeddings: the spec's family picks the trainer (`OPTION_TRAINERS`)."""
+    from itmbench.models.registry import option_trainer
     from itmbench.models.spec import model_spec
     from itmbench.papers.mcic import canonical as mcic
     from itmbench.scoring.embed import EmbeddingCache
@@ -82,7 +83,8 @@ def cmd_train_ffnn(args: argparse.Namespace) -> None:
     train = mcic.read(args.train_bench)["examples"]
     dev = mcic.read(args.dev_bench)["examples"]
     dev = dev[dev["split"] == args.dev_split]
-    summary = train_ffnn(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
+    train_option = option_trainer(spec)
+    summary = train_option(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
     log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
 
 
@@ -110,7 +112,7 @@ def add_commands(add, sub) -> None:
         default="1",
         help="N or 'all': split item batches across N CUDA devices, else N CPU shards",
     )
-    sp = add("train-ffnn", cmd_train_ffnn, "train MCIC's FFNN option scorer")
+    sp = add("train-ffnn", cmd_train_ffnn, "train an MCIC option scorer (the FFNN, or a linear baseline)")
     sp.add_argument("--model", required=True)
     sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
     sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")

@@ -1,5 +1,5 @@
-"""`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`: the papers' figures and tables
-computed from their rated pairs and the models' scores rather than from metrics.
+"""`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`: the papers'
+figures and tables computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
 numbers of CxC's Figures 3-5 (tables, CSV/Markdown/LaTeX, and Figure 5's sampled pairs), `cxc-figure`
@@ -163,6 +163,28 @@ def cmd_cxc_table1(args: argparse.Namespace) -> None:
     log.info("cxc table1: %d rows -> %s", long["row"].nunique(), args.out_csv)
 
 
+def cmd_mcic_lambda_search(args: argparse.Namespace) -> None:
+    """MCIC's OPTIMIZE-SCORE: the wmgs-rank of each lambda of the grid and the chosen one, from the world's build."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.mcic import canonical
+    from itmbench.papers.mcic.tables import LAMBDA_SEARCH_TITLE, lambda_search_long
+    from itmbench.report.tables import write_table
+
+    path = Path(args.bench) / "lambda_search.parquet"
+    if not path.exists():
+        raise InputError(f"{path}: missing; expected the lambda search of an MCIC benchmark built in the world")
+    search = canonical.read(args.bench)["lambda_search"]
+    if int(search["chosen"].sum()) != 1:
+        raise InputError(f"{path}: {int(search['chosen'].sum())} rows marked chosen; expected exactly one")
+    long = lambda_search_long(search, args.confidence)
+    title = f"{LAMBDA_SEARCH_TITLE}; wmgs-rank interval: {100 * args.confidence:g}% normal over captions"
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="lambda", decimals=2)
+    chosen = float(search.loc[search["chosen"], "lambda"].iloc[0])
+    log.info("mcic lambda search: %d grid points, chosen lambda %g -> %s", len(search), chosen, args.out_csv)
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("cxc-figure-data", cmd_cxc_figure_data, "the numbers of CxC's Figure 3, 4 or appendix 2, as a table")
@@ -188,6 +210,10 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.cxc` (or some keys) as JSON")
     sp.add_argument("--dpi", type=positive_int, default=150)
     sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
+    sp = add("mcic-lambda-search", cmd_mcic_lambda_search, "MCIC's OPTIMIZE-SCORE: wmgs-rank per lambda, as a table")
+    sp.add_argument("--bench", required=True, help="the world's MCIC benchmark folder (data/world/mcic)")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level of the wmgs-rank")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     sp = add("cxc-table1", cmd_cxc_table1, "CxC Table 1: printed caption pairs beside the world's")
     sp.add_argument("--bench", required=True, help="the world's CxC benchmark folder (data/world/cxc)")
     sp.add_argument("--captions", required=True, help="the source's captions parquet (data/world/items)")

@@ -73,6 +73,12 @@ def _build_option_scorer(spec: ModelSpec, device: torch.device, checkpoint: str 
     return build_option_scorer(spec, device, checkpoint)
 
 
+def _build_linear_option(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.linear_option import build_linear_option
+
+    return build_linear_option(spec, device, checkpoint)
+
+
 def _build_bag_of_words(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
     from itmbench.models.unimodal import build_bag_of_words
 
@@ -90,6 +96,7 @@ FAMILIES = {
     "random": lambda spec, device, ckpt: RandomEncoder(spec.dim, spec.seed),
     "coca": _build_captioner,
     "ffnn": _build_option_scorer,
+    "linear_option": _build_linear_option,
     "bag_of_words": _build_bag_of_words,
     "pixel_features": _build_pixel_features,
 }
@@ -98,3 +105,29 @@ FAMILIES = {
 def build_encoder(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None = None) -> DualEncoder:
     """The one factory: a dual encoder for a spec, with trained weights when given."""
     return FAMILIES[spec.family](spec, device, checkpoint)
+
+
+def _train_ffnn(*args: Any) -> Any:
+    from itmbench.models.option_scorer import train_ffnn
+
+    return train_ffnn(*args)
+
+
+def _train_linear_option(*args: Any) -> Any:
+    from itmbench.models.linear_option import train_linear_option
+
+    return train_linear_option(*args)
+
+
+# MCIC's option scorers trained on its train split over an upstream model's features (`itmbench train-ffnn`)
+OPTION_TRAINERS = {"ffnn": _train_ffnn, "linear_option": _train_linear_option}
+
+
+def option_trainer(spec: ModelSpec) -> Any:
+    """The trainer of an MCIC option scorer's family, naming the known ones when the family has none."""
+    if spec.family not in OPTION_TRAINERS:
+        known = sorted(OPTION_TRAINERS)
+        raise ValueError(
+            f"models.{spec.name}: family {spec.family!r} is not an MCIC option scorer; expected one of {known}"
+        )
+    return OPTION_TRAINERS[spec.family]

@@ -240,7 +240,15 @@ PAPERS: dict[str, Paper] = {
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),
     ),
-    "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",), has_statistics=True),
+    "mcic": Paper(
+        "mcic",
+        "MCIC-COCO",
+        ("mcic",),
+        {"table3": "Table 3"},
+        ("accuracy",),
+        has_statistics=True,
+        data_tables=("lambda_search",),
+    ),
     "eccv": Paper(
         "eccv",
         "ECCV Caption",

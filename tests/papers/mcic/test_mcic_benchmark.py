@@ -53,8 +53,10 @@ def test_config_rejects_unknown_keys_and_bad_values():
         make_config(MCICConfig, {"bleu_ordr": 3})
     with pytest.raises(ValueError, match="option_order"):
         make_config(MCICConfig, {"option_order": "random"})
-    with pytest.raises(ValueError, match="score_lambda"):
-        make_config(MCICConfig, score_lambda=1.5)
+    with pytest.raises(ValueError, match="lambda_grid"):
+        make_config(MCICConfig, lambda_grid=[0.3, 1.5])
+    with pytest.raises(ValueError, match="lambda_grid"):
+        make_config(MCICConfig, lambda_grid=[])
     assert make_config(MCICConfig, {"neighbourhood": 7}).neighbourhood == 7
 
 
@@ -158,7 +160,7 @@ def test_true_caption_fits_its_image_by_truth(world, tables):
     assert fits.sum() < fits.size  # most decoys do not fit, else the benchmark would be meaningless
 
 
-def _naive_algorithm_1(world, split, cfg):
+def _naive_algorithm_1(world, split, cfg, lam):
     """Algorithm 1 written as loops over the same PV vectors: {target caption id: [decoy caption ids]}."""
     caps = world.caption_table.sort_values("caption_id")
     pool = caps[caps["split"] == cfg.splits[split]].reset_index(drop=True)
@@ -172,7 +174,7 @@ def _naive_algorithm_1(world, split, cfg):
         scored = []
         for j in others[: cfg.neighbourhood]:
             b = sentence_bleu(texts[j].split(), texts[t].split(), cfg.bleu_order, cfg.bleu_smoothing)
-            score = 0.0 if b >= cfg.bleu_threshold else cfg.score_lambda * cos[t, j] + (1 - cfg.score_lambda) * b
+            score = 0.0 if b >= cfg.bleu_threshold else lam * cos[t, j] + (1 - lam) * b
             if score > 0:
                 scored.append((-score, ids[j], texts[j]))
         picked, seen = [], set()
@@ -188,7 +190,7 @@ def _naive_algorithm_1(world, split, cfg):
 
 
 def test_decoys_equal_a_naive_algorithm_1(world, tables):
-    expected, dropped = _naive_algorithm_1(world, "dev", CFG)
+    expected, dropped = _naive_algorithm_1(world, "dev", CFG, _chosen_lambda(tables))
     dec = tables["decoys"][tables["decoys"]["split"] == "dev"].sort_values(["example_id", "rank"])
     ex = tables["examples"][tables["examples"]["split"] == "dev"]
     got = {
@@ -202,11 +204,18 @@ def test_decoys_equal_a_naive_algorithm_1(world, tables):
     assert construction[("dev", "captions")] == 5 * WORLD.n_val
 
 
+def _chosen_lambda(tables) -> float:
+    search = tables["lambda_search"]
+    assert search["chosen"].sum() == 1
+    return float(search.loc[search["chosen"], "lambda"].iloc[0])
+
+
 def test_decoy_scores_follow_equation_1(tables):
     dec = tables["decoys"]
+    lam = _chosen_lambda(tables)
     ex = tables["examples"].set_index("example_id")
     assert (dec["bleu"] < CFG.bleu_threshold).all() and (dec["score"] > 0).all()
-    assert np.allclose(dec["score"], CFG.score_lambda * dec["cos_pv"] + (1 - CFG.score_lambda) * dec["bleu"])
+    assert np.allclose(dec["score"], lam * dec["cos_pv"] + (1 - lam) * dec["bleu"])
     for row in dec.head(200).itertuples():
         answer = ex.at[row.example_id, "answer"]
         assert row.bleu == pytest.approx(sentence_bleu(row.text.split(), answer.split()), abs=1e-12)

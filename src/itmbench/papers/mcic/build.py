@@ -8,13 +8,17 @@ Construction, per benchmark split (`dev` = the world's val split, `test` = its t
 1. PV: a PV-DBOW model (gensim Doc2Vec, dm=0) trained on the captions of the world's train split;
    every caption that takes part (targets and the decoy pool) gets an inferred vector, so all
    vectors come from the same procedure.
-2. For each target caption c, its N nearest captions c' of OTHER images in the decoy pool by PV
+2. OPTIMIZE-SCORE (`itmbench.papers.mcic.optimize_score`, which states its decisions): lambda is
+   the value of `lambda_grid` with the least wmgs-rank on the captions of `lambda_search_split`
+   (the paper's dev set: the world's val split), over the same decoy pool and N; it is chosen once
+   and used for every split (the `lambda_search` table, and the stage `score_lambda` per split).
+3. For each target caption c, its N nearest captions c' of OTHER images in the decoy pool by PV
    cosine (ties by caption id).
-3. Score(c', c) = 0 if BLEU(c', c) >= L, else lambda * cos_PV(c', c) + (1 - lambda) * BLEU(c', c);
+4. Score(c', c) = 0 if BLEU(c', c) >= L, else lambda * cos_PV(c', c) + (1 - lambda) * BLEU(c', c);
    candidates with a positive score are kept.
-4. A caption with at least 4 kept candidates becomes an instance with the top 4 as decoys; the
+5. A caption with at least 4 kept candidates becomes an instance with the top 4 as decoys; the
    others are dropped (the `construction` table counts the survivors of every stage).
-5. The 5 options are ordered: alphabetically, as the released files are (so the answer position is
+6. The 5 options are ordered: alphabetically, as the released files are (so the answer position is
    not uniform: the `answer_positions` table), or shuffled with a seed.
 
 Decisions where the paper is silent (each a config field; default in brackets):
@@ -58,6 +62,7 @@ import pandas as pd
 
 from itmbench.papers.mcic.canonical import _DTYPES, TABLE_COLUMNS, items_of
 from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig
+from itmbench.papers.mcic.optimize_score import LAMBDA_SEARCH_COLUMNS, Neighbourhoods, optimize_score
 from itmbench.world.generate import World
 
 if TYPE_CHECKING:
@@ -206,6 +211,7 @@ def _select_decoys(
     grams: NgramCounts,
     target_rows: np.ndarray,
     cfg: MCICConfig,
+    score_lambda: float,
     chunk: int = 512,
 ) -> tuple[list[list[tuple[int, float, float, float]]], dict[str, float]]:
     """Per target caption: its ranked decoys (pool row, score, bleu, cos), and stage counts."""
@@ -242,7 +248,7 @@ def _select_decoys(
             bleu = flat_bleu[offsets[r] : offsets[r + 1]]
             cand_cos = cos[r, neighbours]
             too_similar = bleu >= cfg.bleu_threshold
-            score = np.where(too_similar, 0.0, cfg.score_lambda * cand_cos + (1 - cfg.score_lambda) * bleu)
+            score = np.where(too_similar, 0.0, score_lambda * cand_cos + (1 - score_lambda) * bleu)
             keep = score > 0
             stats["candidates"] += neighbours.size
             stats["candidates_bleu_at_least_L"] += float(too_similar.sum())
@@ -263,6 +269,41 @@ def _select_decoys(
     return out, stats
 
 
+def search_neighbourhoods(
+    targets: pd.DataFrame,
+    pool: pd.DataFrame,
+    target_vecs: np.ndarray,
+    pool_vecs: np.ndarray,
+    grams: NgramCounts,
+    target_rows: np.ndarray,
+    cfg: MCICConfig,
+    chunk: int = 512,
+) -> Neighbourhoods:
+    """OPTIMIZE-SCORE's inputs: each target's N-best PV neighbours (itself excluded, co-captions kept).
+
+    Ties in cosine are broken by pool order (caption id)."""
+    pool_image = pool["image_id"].to_numpy()
+    pool_ids = pool["caption_id"].to_numpy()
+    target_image = targets["image_id"].to_numpy()
+    target_ids = targets["caption_id"].to_numpy()
+    k = min(cfg.neighbourhood, len(pool) - 1)
+    cos_out = np.zeros((len(targets), k), dtype=np.float64)
+    bleu_out = np.zeros((len(targets), k), dtype=np.float64)
+    same_out = np.zeros((len(targets), k), dtype=bool)
+    for start in range(0, len(targets), chunk):
+        stop = min(start + chunk, len(targets))
+        cos = target_vecs[start:stop] @ pool_vecs.T
+        order = np.argsort(-cos, axis=1, kind="stable")
+        neighbours = np.stack(
+            [order[r][pool_ids[order[r]] != target_ids[start + r]][:k] for r in range(stop - start)]
+        ) if stop > start else np.zeros((0, k), np.int64)  # fmt: skip
+        refs = np.repeat(target_rows[start:stop], k)
+        bleu_out[start:stop] = grams.bleu(neighbours.ravel(), refs, cfg.bleu_smoothing).reshape(-1, k)
+        cos_out[start:stop] = np.take_along_axis(cos, neighbours, axis=1)
+        same_out[start:stop] = pool_image[neighbours] == target_image[start:stop, None]
+    return Neighbourhoods(cos_out, bleu_out, same_out)
+
+
 def _order_options(texts: list[str], ids: list[int], answer_id: int, cfg: MCICConfig) -> list[int]:
     """Permutation of the 5 options (answer first on input): alphabetical or seeded shuffle."""
     if cfg.option_order == "alphabetical":
@@ -272,7 +313,8 @@ def _order_options(texts: list[str], ids: list[int], answer_id: int, cfg: MCICCo
 
 
 def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFrame]:
-    """MCIC tables of the world by Algorithm 1: examples, decoys, construction, answer_positions, items."""
+    """MCIC tables of the world by Algorithm 1: examples, decoys, construction, answer_positions, lambda_search,
+    items."""
     if inputs:
         raise ValueError(f"mcic build: unexpected inputs {sorted(inputs)}; it needs only the world")
     caps = world.caption_table
@@ -281,18 +323,33 @@ def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFram
     all_rows = caps.sort_values("caption_id", kind="stable").reset_index(drop=True)
     all_rows = all_rows.assign(k=_caption_index(all_rows))
 
-    examples, decoys, construction, positions = [], [], [], []
-    for split, world_split in cfg.splits.items():
+    pools: dict[str, tuple[pd.DataFrame, np.ndarray, NgramCounts]] = {}
+
+    def split_inputs(world_split: str, role: str) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray, Any]:
+        """A world split's captions, its decoy pool with PV vectors and n-grams, and the captions' pool rows."""
         targets = all_rows[all_rows["split"] == world_split].reset_index(drop=True)
         if targets.empty:
-            raise ValueError(f"mcic: the world has no captions in split {world_split!r} (benchmark split {split!r})")
-        pool = targets if cfg.decoy_pool == "split" else all_rows
-        pool_vecs = infer_pv(model, pool["text"].tolist())
+            raise ValueError(f"mcic: the world has no captions in split {world_split!r} ({role})")
+        key = world_split if cfg.decoy_pool == "split" else "all"
+        if key not in pools:
+            pool = targets if cfg.decoy_pool == "split" else all_rows
+            grams = NgramCounts([t.split() for t in pool["text"]], cfg.bleu_order)
+            pools[key] = (pool, infer_pv(model, pool["text"].tolist()), grams)
+        pool, pool_vecs, grams = pools[key]
         pool_row_of = {int(c): i for i, c in enumerate(pool["caption_id"])}
         target_rows = np.array([pool_row_of[int(c)] for c in targets["caption_id"]], dtype=np.int64)
+        return targets, pool, pool_vecs, target_rows, grams
+
+    # OPTIMIZE-SCORE: lambda by least wmgs-rank on the search split (the paper's dev set)
+    s_targets, s_pool, s_vecs, s_rows, s_grams = split_inputs(cfg.lambda_search_split, "lambda_search_split")
+    nb = search_neighbourhoods(s_targets, s_pool, s_vecs[s_rows], s_vecs, s_grams, s_rows, cfg)
+    score_lambda, lambda_search = optimize_score(nb, cfg.lambda_grid, cfg.bleu_threshold)
+
+    examples, decoys, construction, positions = [], [], [], []
+    for split, world_split in cfg.splits.items():
+        targets, pool, pool_vecs, target_rows, grams = split_inputs(world_split, f"benchmark split {split!r}")
         target_vecs = pool_vecs[target_rows]
-        grams = NgramCounts([t.split() for t in pool["text"]], cfg.bleu_order)
-        chosen, stats = _select_decoys(targets, pool, target_vecs, pool_vecs, grams, target_rows, cfg)
+        chosen, stats = _select_decoys(targets, pool, target_vecs, pool_vecs, grams, target_rows, cfg, score_lambda)
 
         t_image = targets["image_id"].to_numpy(dtype=np.int64)
         t_ids = targets["caption_id"].to_numpy(dtype=np.int64)
@@ -354,6 +411,7 @@ def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFram
             "instances": float(n_inst),
             "instance_images": float(len({r["image_id"] for r in ex_rows})),
             "pv_mgs_rank": stats["pv_mgs_rank"],
+            "score_lambda": score_lambda,
         }
         construction.extend({"split": split, "stage": s, "value": v} for s, v in stages.items())
         counts = np.bincount([r["answer_index"] for r in ex_rows], minlength=N_OPTIONS)
@@ -366,6 +424,7 @@ def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFram
         "decoys": _typed(pd.DataFrame(decoys, columns=TABLE_COLUMNS["decoys"]), "decoys"),
         "construction": _typed(pd.DataFrame(construction, columns=TABLE_COLUMNS["construction"]), "construction"),
         "answer_positions": _typed(pd.DataFrame(positions, columns=TABLE_COLUMNS["answer_positions"]), "positions"),
+        "lambda_search": lambda_search[LAMBDA_SEARCH_COLUMNS],
     }
     tables["items"] = items_of(tables["examples"])
     return tables

@@ -43,11 +43,12 @@ TABLE_COLUMNS: dict[str, list[str]] = {
     ],
     "construction": ["split", "stage", "value"],
     "answer_positions": ["split", "position", "n", "share"],
+    "lambda_search": ["lambda", "wmgs_rank", "wmgs_rank_se", "captions", "ranked_ground_truths", "chosen"],
     "items": ["kind", "item_id"],
 }
 # Tables (and examples columns) that only the world's construction has: absent when the benchmark
 # comes from the released files (the coco source); score_dual and summarize never need them.
-CONSTRUCTION_TABLES = ("decoys", "construction")
+CONSTRUCTION_TABLES = ("decoys", "construction", "lambda_search")
 WORLD_ONLY_COLUMNS = ("world_split",)
 
 

@@ -36,7 +36,8 @@ class MCICConfig:
     bleu_threshold: float
     bleu_order: int
     bleu_smoothing: str
-    score_lambda: float
+    lambda_grid: tuple[float, ...]
+    lambda_search_split: str
     n_decoys: int
     dedupe_decoy_text: bool
     option_order: str
@@ -58,7 +59,9 @@ class MCICConfig:
             (self.n_decoys == N_OPTIONS - 1, f"n_decoys must be {N_OPTIONS - 1} (5 options per instance)"),
             (self.neighbourhood >= self.n_decoys, "neighbourhood must be >= n_decoys"),
             (self.decoy_pool in DECOY_POOLS, f"decoy_pool must be one of {DECOY_POOLS}"),
-            (0.0 <= self.score_lambda <= 1.0, "score_lambda must lie in [0, 1]"),
+            (len(self.lambda_grid) >= 1, "lambda_grid must name at least one lambda"),
+            (all(0.0 <= x <= 1.0 for x in self.lambda_grid), "lambda_grid values must lie in [0, 1]"),
+            (len(set(self.lambda_grid)) == len(self.lambda_grid), "lambda_grid values must be distinct"),
             (self.bleu_order >= 1, "bleu_order must be >= 1"),
             (self.bleu_smoothing in BLEU_SMOOTHINGS, f"bleu_smoothing must be one of {BLEU_SMOOTHINGS}"),
             (self.option_order in OPTION_ORDERS, f"option_order must be one of {OPTION_ORDERS}"),

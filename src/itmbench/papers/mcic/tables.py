@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.intervals import binomial_standard_error, wilson_interval
+from itmbench.papers.published import published_value
 from itmbench.papers.world_cells import (
     WorldMetrics,
     cell,
@@ -88,3 +89,36 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         "Table 3": "'±' is the binomial standard error, as printed. The prior row always answers the option "
         "position most frequent on dev (options sorted alphabetically, as released). dim is not regenerated.",
     }
+
+
+LAMBDA_SEARCH_TITLE = (
+    "MCIC-COCO OPTIMIZE-SCORE (Algorithm 1, Section 3.3): wmgs-rank of each lambda of the grid on the "
+    "search split, the chosen lambda, and the paper's on the MCIC-COCO dev set"
+)
+
+
+def lambda_search_long(search: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """The lambda search (the build's `lambda_search` table) as a long table, the published choice as a last row.
+
+    wmgs-rank's interval is the normal one over captions (mean +- z * standard error)."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    records: list[dict[str, Any]] = []
+
+    def add(row: str, column: str, value: float, lo: float = math.nan, hi: float = math.nan) -> None:
+        records.append({"row": row, "column": column, "value": value, "lo": lo, "hi": hi})
+
+    for r in search.sort_values("lambda", kind="stable").to_dict("records"):
+        lam, mean, se = float(r["lambda"]), float(r["wmgs_rank"]), float(r["wmgs_rank_se"])
+        row = f"λ = {lam:g}"
+        add(row, "wmgs-rank", mean, mean - z * se, mean + z * se)
+        add(row, "captions", float(r["captions"]))
+        add(row, "ground truths ranked", float(r["ranked_ground_truths"]))
+        add(row, "chosen λ", lam if bool(r["chosen"]) else math.nan)
+    published = published_value("mcic", "Section 3.3", "MCIC-COCO dev", "lambda", block="OPTIMIZE-SCORE")
+    row = "published (MCIC-COCO dev, N = 500)"
+    for column in ("wmgs-rank", "captions", "ground truths ranked"):
+        add(row, column, math.nan)
+    add(row, "chosen λ", published)
+    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi"])
