@@ -16,8 +16,9 @@ def test_trainings_come_before_short_jobs_and_clip_first(tmp_path: Path) -> None
     prio = planned_priorities(copy_workflow(tmp_path))
     train = {w.removeprefix("trained="): p for (rule, w), p in prio.items() if rule == "train"}
     # clip: four fine-tunes start from it (init: clip_coco, clip_trohn_text, clip_trohn_img and its filtered
-    # ablation), the FFNN reads its embeddings (upstream), and it is the cross scorers' shortlist model: 1 + 6
-    assert train["clip"] == 7
+    # ablation), the FFNN and MCIC's three linear baselines read its embeddings (upstream), and it is the cross
+    # scorers' shortlist model: 1 + 9
+    assert train["clip"] == 10
     fine_tunes = ("clip_coco", "clip_trohn_text", "clip_trohn_img", "clip_trohn_img_filtered")
     assert {train[m] for m in (*fine_tunes, "vse", "de_i2t", "coca")} == {1}
     assert len(train) == 11 and max(train, key=train.get) == "clip"
