@@ -79,6 +79,10 @@ INPUTS: dict[str, list[str]] = {
     "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
+    "bison-table2": ["--bench", "{in}", "--captions", "{in}", "--out-csv", "{out}.csv"],
+    "bison-figure-data": ["--figure", "figure14", "--bench", "{in}", "--captions", "{in}", "--embeddings"]
+    + ["m={in}", "--out-csv", "{out}.csv"],
+    "bison-figure": ["--figure", "figure6", "--data", "{in}", "--out-png", "{out}.png"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

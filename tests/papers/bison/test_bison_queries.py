@@ -1,0 +1,197 @@
+"""BISON's Table 2, Figure 6 and Figure 14: hand-worked instances, naive references and a small world end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from itmbench.cli import main
+from itmbench.errors import InputError
+from itmbench.metrics.intervals import wilson_interval
+from itmbench.papers.bison import build as bison_build
+from itmbench.papers.bison import canonical as bison_canonical
+from itmbench.papers.bison import queries
+from itmbench.papers.bison.config import BisonConfig
+from itmbench.papers.published import published_wide
+from itmbench.params import make_config
+from itmbench.scoring.embed import EmbeddingCache, write_embeddings
+from itmbench.world.generate import WorldConfig, generate_world, write_world
+
+# images 1 and 2 with three captions each, image 3 with two; the text of 11 is repeated by 21
+CAPTIONS = pd.DataFrame(
+    [
+        (10, 1, "test", "a red circle"),
+        (11, 1, "test", "there is a red circle above a blue square"),
+        (12, 1, "test", "a blue square"),
+        (20, 2, "test", "a red circle"),
+        (21, 2, "test", "there is a red circle above a blue square"),
+        (22, 2, "test", "two green triangles"),
+        (30, 3, "test", "an image with a small purple hexagon"),
+        (31, 3, "test", "a purple hexagon on a plain background"),
+        (40, 4, "train", "a cyan diamond"),
+    ],
+    columns=["caption_id", "image_id", "split", "text"],
+)
+# instance 0: query 12 for image 1 against 2; 1: query 22 for image 2 against 1; 2: query 30 for image 3 against 1
+ANNOTATIONS = pd.DataFrame(
+    {
+        "bison_id": [0, 1, 2],
+        "caption_id": [12, 22, 30],
+        "image_id_0": [1, 2, 1],
+        "image_id_1": [2, 1, 3],
+        "true_image_id": [1, 2, 3],
+        "false_image_id": [2, 1, 1],
+    }
+)
+TEST = CAPTIONS[CAPTIONS["split"] == "test"].reset_index(drop=True)
+LABELS = {"split": "split", "bison": "bison"}
+
+
+def test_table2_counts_a_hand_worked_split():
+    counts = queries.table2_counts(ANNOTATIONS, TEST)
+    # 8 test captions of 3 images, 6 distinct texts; 3 triples over images {1, 2, 3}, 3 distinct queries
+    assert counts == {
+        "split": {"Number of examples": 8, "Unique images": 3, "Unique captions": 6},
+        "bison": {"Number of examples": 3, "Unique images": 3, "Unique captions": 3},
+    }
+
+
+def test_table2_lays_the_printed_columns_beside_the_world_and_the_image_share_has_a_wilson_interval():
+    long = queries.table2_long(ANNOTATIONS, TEST, published_wide("bison", "Table 2"), LABELS)
+    cells = long.set_index(["row", "column"])
+    assert cells.loc[("Number of examples", "COCO-BISON (printed)"), "value"] == 54253
+    assert cells.loc[("Unique captions", "COCO val (printed)"), "value"] == 197792
+    assert cells.loc[("Unique images", "bison"), "value"] == 3
+    printed = cells.loc[(queries.SHARE_ROW, "COCO-BISON (printed)"), "value"]
+    assert printed == pytest.approx(100 * 38680 / 40504)  # the paper's "about 95.5%"
+    share = cells.loc[(queries.SHARE_ROW, "bison")]
+    lo, hi = wilson_interval(3, 3)
+    assert (share["value"], share["lo"], share["hi"]) == pytest.approx((100.0, 100 * lo, 100 * hi))
+
+
+def test_a_query_outside_the_split_is_refused_naming_it():
+    bad = ANNOTATIONS.assign(caption_id=[12, 22, 40])  # 40 is a train caption
+    with pytest.raises(InputError, match="caption_id 40"):
+        queries.table2_counts(bad, TEST)
+
+
+def test_figure6_shares_agree_with_a_naive_count():
+    long = queries.figure6_long(ANNOTATIONS, TEST, LABELS)
+    length = long[long["panel"] == "length"].set_index(["bin", "column"])
+    texts = {"split": list(TEST["text"]), "bison": ["a blue square", "two green triangles", TEST["text"][6]]}
+    for group, group_texts in texts.items():
+        n_words = [len(t.split()) for t in group_texts]
+        for k in set(n_words):
+            expected = 100 * sum(n == k for n in n_words) / len(n_words)
+            assert length.loc[(str(k), group), "value"] == pytest.approx(expected)
+        assert length.xs(group, level="column")["value"].sum() == pytest.approx(100)
+    pos = long[long["panel"] == "pos"].set_index(["bin", "column"])
+    # the queries' 3 + 3 + 7 words: a/DET blue/ADJ square/NOUN; two/NUM green/ADJ triangles/NOUN;
+    # an/DET image/NOUN with/ADP a/DET small/ADJ purple/ADJ hexagon/NOUN
+    assert pos.loc[("NOUN", "bison"), "value"] == pytest.approx(100 * 4 / 13)
+    assert pos.loc[("ADJ", "bison"), "value"] == pytest.approx(100 * 4 / 13)
+    assert pos.loc[("NUM", "bison"), "value"] == pytest.approx(100 * 1 / 13)
+    summary = long[long["panel"] == "summary"].set_index(["bin", "column"])
+    assert summary.loc[("mean", "bison"), "value"] == pytest.approx(13 / 3)
+
+
+def test_longest_choice_counts_ties_and_the_uniform_rate():
+    chosen, expected = queries.longest_choice(ANNOTATIONS, TEST)
+    # image 1: lengths 3, 9, 3 (query 12 is not longest); image 2: 3, 9, 3 (22 not); image 3: 7, 7 (a tie: 30 is)
+    assert chosen.tolist() == [False, False, True]
+    assert expected == pytest.approx((1 / 3 + 1 / 3 + 2 / 2) / 3)
+
+
+def test_the_lexicon_tags_every_word_the_world_grammar_writes():
+    world = generate_world(make_config(WorldConfig, n_train=200, n_val=10, n_test=10))
+    lexicon = queries.world_lexicon()
+    for text in world.caption_table["text"]:
+        assert len(queries.world_pos(text, lexicon)) == len(text.split())
+    with pytest.raises(InputError, match="'dog'"):
+        queries.world_pos("a dog", lexicon)
+
+
+def test_query_choices_are_the_longest_and_a_seeded_caption_of_the_positive_image():
+    choices = queries.query_choices(ANNOTATIONS, TEST, seed=3)
+    assert choices["bison"].tolist() == [12, 22, 30]
+    assert choices["longest"].tolist() == [11, 21, 30]  # image 3's two captions tie: the smallest id
+    own = {1: [10, 11, 12], 2: [20, 21, 22], 3: [30, 31]}
+    for bison_id, image, picked in zip(choices["bison_id"], [1, 2, 3], choices["random"]):
+        ids = own[image]
+        assert picked == ids[np.random.default_rng([3, int(bison_id)]).integers(len(ids))]
+    assert queries.query_choices(ANNOTATIONS, TEST, seed=3).equals(choices)
+
+
+def _cache(tmp_path: Path, rng: np.random.Generator) -> EmbeddingCache:
+    def unit(n):
+        v = rng.normal(size=(n, 8))
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+    path = tmp_path / "items.npz"
+    write_embeddings(
+        path,
+        {
+            "image_ids": np.array([1, 2, 3], dtype=np.int64),
+            "image_emb": unit(3),
+            "caption_ids": TEST["caption_id"].to_numpy(np.int64),
+            "caption_emb": unit(len(TEST)),
+        },
+    )
+    return EmbeddingCache(path)
+
+
+def test_figure14_accuracy_agrees_with_a_naive_loop(tmp_path):
+    cache = _cache(tmp_path, np.random.default_rng(0))
+    choices = queries.query_choices(ANNOTATIONS, TEST, seed=0)
+    long = queries.figure14_long(ANNOTATIONS, choices, {"m": cache}, {"m": "Model M"})
+    for kind in queries.QUERY_KINDS:
+        hits = 0
+        for (_, inst), query in zip(ANNOTATIONS.iterrows(), choices[kind]):
+            q = cache.get("caption", np.array([query]))[0].astype(float)
+            s_true = float(q @ cache.get("image", np.array([inst["true_image_id"]]))[0])
+            s_false = float(q @ cache.get("image", np.array([inst["false_image_id"]]))[0])
+            hits += s_true > s_false
+        row = long[long["query"] == kind].iloc[0]
+        assert row["row"] == "Model M"
+        assert (row["correct"], row["value"]) == (hits, pytest.approx(100 * hits / 3))
+
+
+@pytest.fixture(scope="module")
+def world_bison(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("bisonq")
+    wcfg = make_config(WorldConfig, n_train=300, n_val=10, n_test=150)
+    world = generate_world(wcfg)
+    write_world(world, root / "items")
+    tables = bison_build.build(world, make_config(BisonConfig, vector_size=32, epochs=5), world_cfg=wcfg)
+    bison_canonical.write(tables, root / "bison")
+    return root
+
+
+def test_commands_write_table2_and_the_figures_deterministically(world_bison, tmp_path):
+    bench, captions = str(world_bison / "bison"), str(world_bison / "items" / "captions.parquet")
+    common = ["--bench", bench, "--captions", captions, "--config", '{"split": "test", "seed": 0}']
+    for run in ("a", "b"):
+        out = tmp_path / run
+        assert main(["bison-table2", *common, "--out-csv", str(out / "table2.csv")]) == 0
+        assert main(["bison-figure-data", "--figure", "figure6", *common, "--out-csv", str(out / "figure6.csv")]) == 0
+        assert main(["bison-figure", "--figure", "figure6", "--data", str(out / "figure6.csv"),
+                     "--out-png", str(out / "figure6.png")]) == 0  # fmt: skip
+    for name in ("table2.csv", "table2.md", "table2.tex", "figure6.csv", "figure6.png", "figure6.pdf"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    table2 = pd.read_csv(tmp_path / "a" / "table2.csv").set_index(["row", "column"])
+    ann = bison_canonical.read(world_bison / "bison")["annotations"]
+    assert table2.loc[("Number of examples", "world BISON"), "value"] == len(ann)
+    assert table2.loc[("Number of examples", "world test split"), "value"] == 150 * 5
+
+
+def test_figure14_needs_embeddings_and_figure6_takes_none(world_bison, tmp_path, capsys):
+    bench, captions = str(world_bison / "bison"), str(world_bison / "items" / "captions.parquet")
+    common = ["--bench", bench, "--captions", captions, "--out-csv", str(tmp_path / "f.csv")]
+    assert main(["bison-figure-data", "--figure", "figure14", *common]) != 0
+    assert "--embeddings" in capsys.readouterr().err
+    assert main(["bison-figure-data", "--figure", "figure6", *common, "--embeddings", "m=x.npz"]) != 0
+    assert "drop --embeddings" in capsys.readouterr().err
+    assert not (tmp_path / "f.csv").exists()
