@@ -218,3 +218,89 @@ if TROHN_TEXT_MODELS:
             ENV
         shell:
             "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"
+
+
+# BISON's Table 2 and the numbers of its Figures 6 and 14 come from its queries, the captions and the models'
+# embeddings, not from metrics: one rule computes each figure's numbers (a table), another draws it.
+
+if SOURCE == "world":
+
+    rule bison_table2:
+        input:
+            bench=f"{DATA}/bison/items.parquet",
+            captions=f"{DATA}/items/captions.parquet",
+        output:
+            csv=f"{RESULTS}/tables/bison/table2.csv",
+            md=f"{RESULTS}/tables/bison/table2.md",
+            tex=f"{RESULTS}/tables/bison/table2.tex",
+        params:
+            bench_dir=dir_of_input("bench"),
+            source=SOURCE,
+            config=get_bison_table2_config,
+            confidence=config["score"]["confidence"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/tables/bison_table2.log",
+        benchmark:
+            "benchmarks/rules/tables/bison_table2.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bison-table2 --bench {params.bench_dir} --captions {input.captions} --source {params.source} "
+            "--config {params.config:q} --confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
+
+    rule bison_figure_data:
+        input:
+            unpack(get_bison_figure_data_inputs),
+        output:
+            csv=f"{RESULTS}/tables/bison/{{bison_data_figure}}.csv",
+            md=f"{RESULTS}/tables/bison/{{bison_data_figure}}.md",
+            tex=f"{RESULTS}/tables/bison/{{bison_data_figure}}.tex",
+        wildcard_constraints:
+            bison_data_figure="figure6|figure14",
+        params:
+            bench_dir=dir_of_input("bench"),
+            source=SOURCE,
+            config=get_bison_figure_data_config,
+            embeddings=get_bison_embeddings_flags,
+            rows=get_report_rows("bison"),
+            confidence=config["score"]["confidence"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bison_{bison_data_figure}_data.log",
+        benchmark:
+            "benchmarks/rules/figures/bison_{bison_data_figure}_data.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bison-figure-data --figure {wildcards.bison_data_figure} --bench {params.bench_dir} "
+            "--captions {input.captions} --source {params.source} --config {params.config:q} {params.embeddings} "
+            "--rows {params.rows:q} --confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
+
+    rule bison_figure:
+        input:
+            data=f"{RESULTS}/tables/bison/{{bison_data_figure}}.csv",
+        output:
+            png=f"{RESULTS}/figures/bison/{{bison_data_figure}}.png",
+            pdf=f"{RESULTS}/figures/bison/{{bison_data_figure}}.pdf",
+        wildcard_constraints:
+            bison_data_figure="figure6|figure14",
+        params:
+            source=SOURCE,
+            dpi=config["report"]["dpi"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bison_{bison_data_figure}.log",
+        benchmark:
+            "benchmarks/rules/figures/bison_{bison_data_figure}.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bison-figure --figure {wildcards.bison_data_figure} --data {input.data} "
+            "--source {params.source} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"

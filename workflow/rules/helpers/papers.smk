@@ -151,3 +151,42 @@ TROHN_TEXT_MODELS = sorted(m for m in TRAINED if MODEL_SPECS[m].get("trainer") =
 def get_trohn_text_histories():
     """The training summaries (history.json) of the TROHN-Text models, which count their hard negatives."""
     return [f"{RESULTS}/models/{m}/history.json" for m in TROHN_TEXT_MODELS]
+
+
+# --- BISON's Table 2 and Figures 6 and 14, from its queries and the models' embeddings (papers.smk) -----------
+
+
+def bison_section_json(*keys):
+    """Some keys of params.yaml bison as canonical JSON (a job reruns only when the keys it reads change)."""
+    return json.dumps({k: config["bison"][k] for k in keys}, sort_keys=True)
+
+
+def get_bison_table2_config(wildcards):
+    """What Table 2 reads of the bison section: the split BISON pairs."""
+    return bison_section_json("split")
+
+
+def get_bison_figure_data_config(wildcards):
+    """What a figure's numbers read: Figure 6 the split, Figure 14 the split and the seed of the random caption."""
+    return bison_section_json("split") if wildcards.bison_data_figure == "figure6" else bison_section_json("split", "seed")
+
+
+def bison_embedding_models():
+    """The models Figure 14 rescores: those scoring BISON from item embeddings (a cross scorer's pairs hold only
+    the BISON query's)."""
+    return [m for m in scored_models("bison") if m not in CROSS]
+
+
+def get_bison_figure_data_inputs(wildcards):
+    """A BISON figure's inputs: the benchmark and the captions, and for Figure 14 each embedding model's cache."""
+    inputs = {"bench": f"{DATA}/bison/items.parquet", "captions": f"{DATA}/items/captions.parquet"}
+    if wildcards.bison_data_figure == "figure14":
+        inputs.update({m: f"{RESULTS}/embeddings/{m}/items.npz" for m in bison_embedding_models()})
+    return inputs
+
+
+def get_bison_embeddings_flags(wildcards, input):
+    """--embeddings MODEL=PATH for each cache of Figure 14 (none for Figure 6)."""
+    if wildcards.bison_data_figure != "figure14":
+        return ""
+    return " ".join(f"--embeddings {m}={input[m]}" for m in bison_embedding_models())
