@@ -83,6 +83,8 @@ INPUTS: dict[str, list[str]] = {
     "bison-figure-data": ["--figure", "figure14", "--bench", "{in}", "--captions", "{in}", "--embeddings"]
     + ["m={in}", "--out-csv", "{out}.csv"],
     "bison-figure": ["--figure", "figure6", "--data", "{in}", "--out-png", "{out}.png"],
+    "bison-perturbation-scores": ["--model", "random", "--spec", '{"family": "random"}', "--items", "{in}"]
+    + ["--bench", "{in}", "--captions", "{in}", "--out", "{out}.parquet"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

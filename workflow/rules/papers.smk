@@ -220,8 +220,9 @@ if TROHN_TEXT_MODELS:
             "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"
 
 
-# BISON's Table 2 and the numbers of its Figures 6 and 14 come from its queries, the captions and the models'
-# embeddings, not from metrics: one rule computes each figure's numbers (a table), another draws it.
+# BISON's Table 2 and the numbers of its Figures 6, 9 and 14 come from its queries, the captions, the models'
+# embeddings and (Figure 9) each model's scores of the perturbed queries, not from metrics: one rule computes
+# each figure's numbers (a table), another draws it.
 
 if SOURCE == "world":
 
@@ -251,6 +252,37 @@ if SOURCE == "world":
             "itmbench bison-table2 --bench {params.bench_dir} --captions {input.captions} --source {params.source} "
             "--config {params.config:q} --confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
 
+    rule bison_perturbation_scores:
+        input:
+            bench=f"{DATA}/bison/items.parquet",
+            captions=f"{DATA}/items/captions.parquet",
+            images=f"{DATA}/items/images.npy",
+            checkpoint=get_checkpoint,
+        output:
+            f"{RESULTS}/scores/bison_perturbations/{{model}}.parquet",
+        wildcard_constraints:
+            model="|".join(bison_perturbation_models()),
+        params:
+            spec=get_model_spec,
+            checkpoint=get_checkpoint_flag,
+            bench_dir=dir_of_input("bench"),
+            items_dir=dir_of_input("captions"),
+            config=bison_section_json("split", "seed"),
+        threads: MODEL_THREADS
+        resources:
+            mem_mb=4000,
+            gpu=1,
+        log:
+            "logs/score/bison_perturbations/{model}.log",
+        benchmark:
+            "benchmarks/rules/score/bison_perturbations/{model}.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bison-perturbation-scores --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
+            "--items {params.items_dir} --bench {params.bench_dir} --captions {input.captions} "
+            "--config {params.config:q} --threads {threads} --out {output} > {log} 2>&1"
+
     rule bison_figure_data:
         input:
             unpack(get_bison_figure_data_inputs),
@@ -259,12 +291,12 @@ if SOURCE == "world":
             md=f"{RESULTS}/tables/bison/{{bison_data_figure}}.md",
             tex=f"{RESULTS}/tables/bison/{{bison_data_figure}}.tex",
         wildcard_constraints:
-            bison_data_figure="figure6|figure14",
+            bison_data_figure="figure6|figure9|figure14",
         params:
             bench_dir=dir_of_input("bench"),
             source=SOURCE,
             config=get_bison_figure_data_config,
-            embeddings=get_bison_embeddings_flags,
+            model_files=get_bison_model_file_flags,
             rows=get_report_rows("bison"),
             confidence=config["score"]["confidence"],
         threads: 1
@@ -278,7 +310,7 @@ if SOURCE == "world":
             ENV
         shell:
             "itmbench bison-figure-data --figure {wildcards.bison_data_figure} --bench {params.bench_dir} "
-            "--captions {input.captions} --source {params.source} --config {params.config:q} {params.embeddings} "
+            "--captions {input.captions} --source {params.source} --config {params.config:q} {params.model_files} "
             "--rows {params.rows:q} --confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
 
     rule bison_figure:
@@ -288,7 +320,7 @@ if SOURCE == "world":
             png=f"{RESULTS}/figures/bison/{{bison_data_figure}}.png",
             pdf=f"{RESULTS}/figures/bison/{{bison_data_figure}}.pdf",
         wildcard_constraints:
-            bison_data_figure="figure6|figure14",
+            bison_data_figure="figure6|figure9|figure14",
         params:
             source=SOURCE,
             dpi=config["report"]["dpi"],

@@ -1,5 +1,6 @@
-"""`itmbench bison-table2`, `bison-figure-data`, `bison-figure`: BISON's Table 2 and the numbers and drawings of
-its Figures 6 and 14, from its benchmark tables, the source's captions and the models' embedding caches.
+"""`itmbench bison-table2`, `bison-perturbation-scores`, `bison-figure-data`, `bison-figure`: BISON's Table 2 and
+the numbers and drawings of its Figures 6, 9 and 14, from its benchmark tables, the source's captions, the models'
+embedding caches and (Figure 9) each model's scores of the perturbed queries.
 
 Computing and drawing are separate commands (and rules): `bison-figure-data` writes a figure's numbers as a
 table (CSV/Markdown/LaTeX), `bison-figure` draws it, so restyling a figure never recomputes it.
@@ -11,7 +12,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int
+from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int, set_threads
 
 log = logging.getLogger("itmbench")
 
@@ -66,8 +67,13 @@ def cmd_bison_figure_data(args: argparse.Namespace) -> None:
     from itmbench.scoring.embed import EmbeddingCache
 
     section = _bison_section(args.config)
-    annotations, captions = _inputs(args, section)
     level = f"{100 * args.confidence:g}%"
+    if args.figure == "figure9":
+        _figure9_data(args, section, level)
+        return
+    if args.scores:
+        raise InputError(f"bison-figure-data --figure {args.figure} reads no perturbation scores; drop --scores")
+    annotations, captions = _inputs(args, section)
     if args.figure == "figure6":
         if args.embeddings:
             raise InputError("bison-figure-data --figure figure6 reads no embeddings; drop --embeddings")
@@ -96,6 +102,94 @@ def cmd_bison_figure_data(args: argparse.Namespace) -> None:
     log.info("bison %s: %d cells -> %s", args.figure, len(long), args.out_csv)
 
 
+def _figure9_data(args: argparse.Namespace, section: dict, level: str) -> None:
+    """Figure 9's table from each model's perturbation scores (`bison-perturbation-scores`)."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.papers.bison import queries
+    from itmbench.report.tables import write_table
+
+    if not args.scores or args.embeddings:
+        raise InputError("bison-figure-data --figure figure9 reads --scores MODEL=PATH for each model, no --embeddings")
+    columns = (*queries.PERTURBED_COLUMNS, "changed", "correct")
+    scores = {m: read_parquet_checked(p, columns, f"the BISON perturbation scores of {m}") for m, p in args.scores}
+    annotations, captions = _inputs(args, section)
+    expected = queries.perturbed_queries(annotations, captions, section["seed"])
+    for (model, path), frame in zip(args.scores, scores.values()):
+        got = frame[list(queries.PERTURBED_COLUMNS)].reset_index(drop=True)
+        if not got.astype(str).equals(expected.astype(str)):
+            raise InputError(
+                f"{path}: the perturbed queries of {model} are not those of {args.bench} with seed {section['seed']}; "
+                "expected bison-perturbation-scores of this benchmark and config"
+            )
+    long = queries.figure9_long(scores, dict(args.rows), args.confidence)
+    title = (
+        f"BISON Figure 9 ({SOURCE_LABELS[args.source]}): share (%) of each model's BISON predictions that change "
+        "when the query is negated, a relation phrase or generic noun is replaced by a synonym, a shape noun by its "
+        "hypernym, or the words are permuted (seeded per bison_id) or reversed; among the instances whose query the "
+        f"perturbation alters; a tie picks neither image; {level} Wilson intervals"
+    )
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", decimals=2)
+    log.info("bison figure9: %d cells -> %s", len(long), args.out_csv)
+
+
+def _model_scorer(scorer, store):
+    """s(texts[k], images[k]) of a model: a captioner's mean token log-likelihood, a dual encoder's dot product of
+    its unit embeddings (each distinct image and text encoded once)."""
+    import numpy as np
+
+    from itmbench.errors import InputError
+
+    if hasattr(scorer, "log_likelihoods"):
+        return lambda texts, image_ids: scorer.log_likelihoods(store.image_batch(image_ids), texts)
+    kinds = getattr(scorer, "item_kinds", ("image", "caption"))
+    if not (hasattr(scorer, "encode_texts") and {"image", "caption"} <= set(kinds)):
+        raise InputError(f"{type(scorer).__name__}: neither a captioner nor an image-text dual encoder")
+
+    def score(texts, image_ids):
+        uniq_img, img_row = np.unique(np.asarray(image_ids, np.int64), return_inverse=True)
+        uniq_txt, txt_row = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
+        img = np.concatenate(
+            [
+                scorer.encode_images(store.image_batch(uniq_img[s : s + 256])).cpu().numpy()
+                for s in range(0, len(uniq_img), 256)
+            ]
+        )
+        txt = np.concatenate(
+            [scorer.encode_texts(list(uniq_txt[s : s + 256])).cpu().numpy() for s in range(0, len(uniq_txt), 256)]
+        )
+        return (img[img_row].astype(np.float64) * txt[txt_row].astype(np.float64)).sum(axis=1)
+
+    return score
+
+
+def cmd_bison_perturbation_scores(args: argparse.Namespace) -> None:
+    """Figure 9's scores of one model: each BISON query and its automatic perturbations against both images."""
+    from itmbench.errors import InputError
+    from itmbench.io import write_parquet
+    from itmbench.models.capabilities import capability
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.bison import queries
+    from itmbench.scoring.embed import ItemStore
+
+    set_threads(args.threads)
+    section = _bison_section(args.config)
+    spec = model_spec(args.model, args.spec)
+    if capability(spec.family).needs_upstream:
+        raise InputError(f"models.{args.model}: family {spec.family!r} scores an upstream model's features of known "
+                         "captions; a perturbed query has none")  # fmt: skip
+    annotations, captions = _inputs(args, section)
+    perturbed = queries.perturbed_queries(annotations, captions, section["seed"])
+    scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
+    store = ItemStore(args.items, image_size=getattr(scorer, "image_size", 224))
+    scores = queries.perturbation_scores(annotations, perturbed, _model_scorer(scorer, store))
+    write_parquet(args.out, scores)
+    changed = scores[scores["altered"]].groupby("perturbation")["changed"].mean().round(4).to_dict()
+    log.info("bison perturbations of %s: share of altered queries whose prediction changes %s", args.model, changed)
+
+
 def cmd_bison_figure(args: argparse.Namespace) -> None:
     """Draw BISON's Figure 6 or 14 from its computed table (PNG and PDF)."""
     from itmbench.io import output_set
@@ -120,15 +214,33 @@ def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("bison-table2", cmd_bison_table2, "BISON Table 2: its key statistics beside the printed ones")
     _common(sp)
-    sp = add("bison-figure-data", cmd_bison_figure_data, "the numbers of BISON's Figure 6 or 14, as a table")
-    sp.add_argument("--figure", required=True, choices=("figure6", "figure14"))
+    sp = add(
+        "bison-perturbation-scores",
+        cmd_bison_perturbation_scores,
+        "BISON Figure 9: one model's scores of the perturbed queries",
+    )
+    sp.add_argument("--model", required=True, help="the model's name (params.yaml models)")
+    sp.add_argument("--spec", type=json_arg, required=True, help="its params.yaml models.<name> entry as JSON")
+    sp.add_argument("--checkpoint", default=None, help="its trained weights (none for a model used as built)")
+    sp.add_argument("--items", required=True, help="the source's items folder (images of the candidates)")
+    sp.add_argument("--bench", required=True, help="a BISON benchmark folder (data/<source>/bison)")
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (data/<source>/items)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split, seed) as JSON")
+    sp.add_argument("--device", default="auto", help="torch device (auto: CUDA when there is one)")
+    sp.add_argument("--threads", type=positive_int, default=1)
+    sp.add_argument("--out", required=True, help="the per-instance scores parquet")
+    sp = add("bison-figure-data", cmd_bison_figure_data, "the numbers of BISON's Figure 6, 9 or 14, as a table")
+    sp.add_argument("--figure", required=True, choices=("figure6", "figure9", "figure14"))
     _common(sp)
+    sp.add_argument(
+        "--scores", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: perturbation scores"
+    )
     sp.add_argument(
         "--embeddings", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: a model's cache"
     )
     sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
-    sp = add("bison-figure", cmd_bison_figure, "draw BISON's Figure 6 or 14 from its computed table")
-    sp.add_argument("--figure", required=True, choices=("figure6", "figure14"))
+    sp = add("bison-figure", cmd_bison_figure, "draw BISON's Figure 6, 9 or 14 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure6", "figure9", "figure14"))
     sp.add_argument("--data", required=True, help="the figure's table (bison-figure-data)")
     sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
     sp.add_argument("--dpi", type=positive_int, default=150)

@@ -195,3 +195,129 @@ def test_figure14_needs_embeddings_and_figure6_takes_none(world_bison, tmp_path,
     assert main(["bison-figure-data", "--figure", "figure6", *common, "--embeddings", "m=x.npz"]) != 0
     assert "drop --embeddings" in capsys.readouterr().err
     assert not (tmp_path / "f.csv").exists()
+
+
+# --- Figure 9 ----------------------------------------------------------------------------------------------------
+
+
+def test_negation_adds_not_to_the_first_verb_or_leads_a_caption_without_one():
+    rng = np.random.default_rng(0)
+    assert queries.perturb("a red circle is above a blue square", "negation", rng) == (
+        "a red circle is not above a blue square"
+    )
+    assert (
+        queries.perturb("an image showing two red circles", "negation", rng) == "an image not showing two red circles"
+    )
+    assert queries.perturb("there are two red circles", "negation", rng) == "there are not two red circles"
+    assert queries.perturb("a red circle", "negation", rng) == "not a red circle"
+
+
+def test_relation_phrases_are_matched_longest_first_without_overlap():
+    tokens = "a red circle to the left of a blue square".split()
+    assert queries._relation_spans(tokens) == [(3, 4, "left_of")]  # not also "left of" inside it
+    assert queries._relation_spans("a shape on top of a circle".split()) == [(2, 3, "above")]
+
+
+def test_synonyms_and_hypernyms_replace_one_word_of_the_grammar():
+    text = "two red circles above a blue shape"
+    seen_syn, seen_hyp = set(), set()
+    for seed in range(40):
+        seen_syn.add(queries.perturb(text, "synonym", np.random.default_rng(seed)))
+        seen_hyp.add(queries.perturb(text, "hypernym", np.random.default_rng(seed)))
+    assert seen_syn == {
+        "two red circles over a blue shape",
+        "two red circles on top of a blue shape",
+        "two red circles above a blue object",
+    }
+    assert seen_hyp == {"two red shapes above a blue shape"}  # the generic "shape" has no hypernym here
+    assert queries.perturb("a red circle", "synonym", np.random.default_rng(0)) == "a red circle"  # nothing to swap
+    assert queries.perturb("a red object", "hypernym", np.random.default_rng(0)) == "a red object"
+
+
+def test_permutation_and_reversal_keep_the_words():
+    text = "there is a small red circle left of a blue square"
+    permuted = queries.perturb(text, "permutation", np.random.default_rng(1))
+    assert sorted(permuted.split()) == sorted(text.split()) and permuted != text
+    assert queries.perturb(text, "reversal", np.random.default_rng(1)) == " ".join(reversed(text.split()))
+
+
+def test_perturbed_queries_are_seeded_and_flag_unaltered_queries():
+    perturbed = queries.perturbed_queries(ANNOTATIONS, TEST, seed=5)
+    assert list(perturbed["perturbation"][:6]) == ["original", *queries.PERTURBATIONS]
+    one = perturbed[perturbed["bison_id"] == 0].set_index("perturbation")
+    assert one.loc["original", "text"] == "a blue square" and not one.loc["original", "altered"]
+    assert not one.loc["synonym", "altered"]  # "a blue square" has no relation phrase nor generic noun
+    assert one.loc["hypernym", "text"] == "a blue shape" and one.loc["hypernym", "altered"]
+    assert queries.perturbed_queries(ANNOTATIONS, TEST, seed=5).equals(perturbed)
+
+
+def test_perturbation_scores_and_figure9_agree_with_a_naive_count():
+    perturbed = queries.perturbed_queries(ANNOTATIONS, TEST, seed=0)
+
+    def score(texts, image_ids):  # any deterministic s(q, I); ties where the text has an even length
+        return [(len(t) % 2) * (i % 2) + (len(t) % 3) * ((i + 1) % 2) for t, i in zip(texts, image_ids)]
+
+    scores = queries.perturbation_scores(ANNOTATIONS, perturbed, score)
+    truth = ANNOTATIONS.set_index("bison_id")
+
+    def pick(text, bison_id):
+        t, f = truth.loc[bison_id, "true_image_id"], truth.loc[bison_id, "false_image_id"]
+        st, sf = score([text], [t])[0], score([text], [f])[0]
+        return t if st > sf else f if sf > st else queries.PICK_NONE
+
+    for kind in queries.PERTURBATIONS:
+        naive = 0
+        altered = 0
+        for bison_id in ANNOTATIONS["bison_id"]:
+            rows = perturbed[perturbed["bison_id"] == bison_id].set_index("perturbation")
+            if rows.loc[kind, "altered"]:
+                altered += 1
+                naive += pick(rows.loc[kind, "text"], bison_id) != pick(rows.loc["original", "text"], bison_id)
+        cell = queries.figure9_long({"m": scores}, {}).set_index("perturbation").loc[kind]
+        assert (cell["changed"], cell["n"]) == (naive, altered)
+    assert not scores.loc[scores["perturbation"] == "original", "changed"].any()
+
+
+RANDOM_SPEC = '{"family": "random"}'
+
+
+def test_perturbation_command_scores_the_original_query_as_the_benchmark_does(world_bison, tmp_path, capsys):
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.bison import score as bison_score
+    from itmbench.scoring.embed import ItemStore, embed_items, folder_items
+
+    bench, captions = str(world_bison / "bison"), str(world_bison / "items" / "captions.parquet")
+    config = '{"split": "test", "seed": 0}'
+    out = tmp_path / "random.parquet"
+    args = ["--model", "random", "--spec", RANDOM_SPEC, "--items", str(world_bison / "items"), "--bench", bench]
+    assert (
+        main(["bison-perturbation-scores", *args, "--captions", captions, "--config", config, "--out", str(out)]) == 0
+    )
+    scores = pd.read_parquet(out)
+    encoder = build_encoder(model_spec("random", {"family": "random"}), pick_device("cpu"))
+    cache_path = tmp_path / "items.npz"
+    write_embeddings(
+        cache_path,
+        embed_items(encoder, ItemStore(world_bison / "items"), folder_items(world_bison / "items", ["test"])),
+    )
+    tables = bison_canonical.read(bench)
+    reference = bison_score.score_dual(tables, EmbeddingCache(cache_path))
+    original = scores[scores["perturbation"] == "original"]
+    assert original["correct"].tolist() == reference["correct"].tolist()
+    np.testing.assert_allclose(original["score_true"], reference["score_true"], atol=1e-6)
+    common = ["--bench", bench, "--captions", captions, "--config", config]
+    fig9 = tmp_path / "figure9.csv"
+    assert main(["bison-figure-data", "--figure", "figure9", *common, "--scores", f"random={out}",
+                 "--out-csv", str(fig9)]) == 0  # fmt: skip
+    assert (
+        main(["bison-figure", "--figure", "figure9", "--data", str(fig9), "--out-png", str(tmp_path / "f9.png")]) == 0
+    )
+    assert (tmp_path / "f9.pdf").exists()
+    # the random encoder hashes the text: about half of the altered queries change their pick
+    permutation = pd.read_csv(fig9).set_index("perturbation").loc["permutation"]
+    assert 30 < permutation["value"] < 70
+    other = ["--bench", bench, "--captions", captions, "--config", '{"split": "test", "seed": 1}']
+    assert main(["bison-figure-data", "--figure", "figure9", *other, "--scores", f"random={out}",
+                 "--out-csv", str(tmp_path / "x.csv")]) != 0  # fmt: skip
+    assert "seed 1" in capsys.readouterr().err

@@ -167,8 +167,15 @@ def get_bison_table2_config(wildcards):
 
 
 def get_bison_figure_data_config(wildcards):
-    """What a figure's numbers read: Figure 6 the split, Figure 14 the split and the seed of the random caption."""
+    """What a figure's numbers read: Figure 6 the split, Figures 9 and 14 the split and the seed (of the
+    perturbations, of the random caption)."""
     return bison_section_json("split") if wildcards.bison_data_figure == "figure6" else bison_section_json("split", "seed")
+
+
+def bison_perturbation_models():
+    """The models Figure 9 rescores on perturbed queries: BISON's, but those scoring an upstream model's features
+    of known captions (the FFNN), which a perturbed query does not have."""
+    return [m for m in scored_models("bison") if m not in FFNN]
 
 
 def bison_embedding_models():
@@ -182,11 +189,15 @@ def get_bison_figure_data_inputs(wildcards):
     inputs = {"bench": f"{DATA}/bison/items.parquet", "captions": f"{DATA}/items/captions.parquet"}
     if wildcards.bison_data_figure == "figure14":
         inputs.update({m: f"{RESULTS}/embeddings/{m}/items.npz" for m in bison_embedding_models()})
+    if wildcards.bison_data_figure == "figure9":
+        inputs.update({m: f"{RESULTS}/scores/bison_perturbations/{m}.parquet" for m in bison_perturbation_models()})
     return inputs
 
 
-def get_bison_embeddings_flags(wildcards, input):
-    """--embeddings MODEL=PATH for each cache of Figure 14 (none for Figure 6)."""
-    if wildcards.bison_data_figure != "figure14":
-        return ""
-    return " ".join(f"--embeddings {m}={input[m]}" for m in bison_embedding_models())
+def get_bison_model_file_flags(wildcards, input):
+    """--embeddings MODEL=PATH for each cache of Figure 14, --scores MODEL=PATH for each model of Figure 9."""
+    if wildcards.bison_data_figure == "figure14":
+        return " ".join(f"--embeddings {m}={input[m]}" for m in bison_embedding_models())
+    if wildcards.bison_data_figure == "figure9":
+        return " ".join(f"--scores {m}={input[m]}" for m in bison_perturbation_models())
+    return ""

@@ -51,10 +51,12 @@ def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kind
 # stem -> what it draws; each is written as <stem>.png and <stem>.pdf from its computed table
 DATA_FIGURES: dict[str, str] = {
     "figure6": "Figure 6: query length and part-of-speech distributions of the captions and the BISON queries",
+    "figure9": "Figure 9: the share of each model's BISON predictions that change under automatic query perturbations",
     "figure14": "Figure 14: BISON accuracy, the query being the BISON query or a random or longest positive caption",
 }
 DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
     "figure6": ("row", "column", "value", "lo", "hi", "panel", "bin"),
+    "figure9": ("row", "column", "value", "lo", "hi", "model"),
     "figure14": ("row", "column", "value", "lo", "hi", "model"),
 }
 
@@ -103,13 +105,33 @@ def figure6(frame, source: str):
     return fig
 
 
-def figure14(frame, source: str):
-    """Fig. 14: each model's BISON accuracy with the BISON query, a random and the longest caption."""
+def _model_series(frame):
+    """The models (rows, in order) and one bar series per column with its whiskers."""
     models = list(dict.fromkeys(frame["row"].astype(str)))
     series = []
     for kind in dict.fromkeys(frame["column"].astype(str)):
         part = frame[frame["column"].astype(str) == kind].set_index("row").reindex(models)
         series.append((kind, part["value"].to_numpy(dtype=float), _whiskers(part)))
+    return models, series
+
+
+def figure9(frame, source: str):
+    """Fig. 9: per model, the share of BISON predictions each perturbation of the query changes."""
+    models, series = _model_series(frame)
+    fig, axes = new_figure(8.5, 3.4)
+    ax = axes[0, 0]
+    grouped_bars(ax, models, series)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("predictions changed (%)")
+    ax.set_title(f"BISON Figure 9 ({source}): changes in BISON prediction under query perturbations", fontsize=9)
+    ax.legend(loc="upper left", fontsize=7, ncols=5)
+    fig.tight_layout()
+    return fig
+
+
+def figure14(frame, source: str):
+    """Fig. 14: each model's BISON accuracy with the BISON query, a random and the longest caption."""
+    models, series = _model_series(frame)
     fig, axes = new_figure(7.5, 3.4)
     ax = axes[0, 0]
     grouped_bars(ax, models, series)
@@ -127,6 +149,6 @@ def write_data_figure(stem: str, data: str | os.PathLike, out_png: str | os.Path
     if stem not in DATA_FIGURES:
         raise InputError(f"unknown BISON figure {stem!r}; expected one of {sorted(DATA_FIGURES)}")
     frame = read_figure_data(data, DATA_FIGURE_COLUMNS[stem])
-    draw = figure6 if stem == "figure6" else figure14
+    draw = {"figure6": figure6, "figure9": figure9, "figure14": figure14}[stem]
     with figure_style():
         return write_figure(draw(frame, source), Path(out_png).with_suffix(""), dpi)

@@ -321,3 +321,137 @@ def figure14_long(
                 }  # fmt: skip
             )
     return pd.DataFrame(records)
+
+
+# --- Figure 9: automatic query perturbations -------------------------------------------------------------------
+
+PERTURBATIONS = ("negation", "synonym", "hypernym", "permutation", "reversal")
+PERTURBATION_LABELS = {
+    "negation": "Negation",
+    "synonym": "Synonym",
+    "hypernym": "Hypernym",
+    "permutation": "Permutation",
+    "reversal": "Reverse",
+}
+PERTURBED_COLUMNS = ("bison_id", "perturbation", "text", "altered")
+_VERBS = ("is", "are")  # the grammar's finite verbs: negated as "is not", "are not"
+_PARTICIPLES = ("showing",)  # negated as "not showing"
+_SYNONYM_NOUNS = {"shape": "object", "object": "shape", "shapes": "objects", "objects": "shapes"}
+
+
+def _relation_spans(tokens: list[str]) -> list[tuple[int, int, str]]:
+    """The relation phrases of a caption, left to right, longest first at each position: (start, length, relation)."""
+    phrases = sorted(((p.split(), rel) for rel, ps in RELATION_WORDS.items() for p in ps), key=lambda pr: -len(pr[0]))
+    spans, i = [], 0
+    while i < len(tokens):
+        for words_, rel in phrases:
+            if tokens[i : i + len(words_)] == words_:
+                spans.append((i, len(words_), rel))
+                i += len(words_)
+                break
+        else:
+            i += 1
+    return spans
+
+
+def perturb(text: str, kind: str, rng: np.random.Generator) -> str:
+    """One automatic perturbation of a world caption (the paper's F.1, on the world grammar's words).
+
+    negation: "not" after the first verb ("is", "are") or before "showing"; a caption without a verb gets a
+    leading "not". synonym: one relation phrase (chosen uniformly) becomes another phrase of the same
+    relation, or a generic noun its synonym ("shape" <-> "object"). hypernym: one shape noun (chosen
+    uniformly) becomes its hypernym "shape" ("circles" -> "shapes"). permutation: a uniform random
+    permutation of the words; reversal: the words in reverse order. A caption offering no such word is
+    returned unchanged."""
+    tokens = words(text)
+    if kind == "negation":
+        for i, w in enumerate(tokens):
+            if w in _VERBS:
+                return " ".join([*tokens[: i + 1], "not", *tokens[i + 1 :]])
+            if w in _PARTICIPLES:
+                return " ".join([*tokens[:i], "not", *tokens[i:]])
+        return " ".join(["not", *tokens])
+    if kind == "synonym":
+        options: list[tuple[int, int, list[str]]] = []
+        for start, length, rel in _relation_spans(tokens):
+            here = tokens[start : start + length]
+            others = [p.split() for p in RELATION_WORDS[rel] if p.split() != here]
+            options += [(start, length, o) for o in others]
+        options += [(i, 1, [_SYNONYM_NOUNS[w]]) for i, w in enumerate(tokens) if w in _SYNONYM_NOUNS]
+        if not options:
+            return " ".join(tokens)
+        start, length, replacement = options[int(rng.integers(len(options)))]
+        return " ".join([*tokens[:start], *replacement, *tokens[start + length :]])
+    if kind == "hypernym":
+        nouns = {**{s: "shape" for s in SHAPES}, **{_plural(s): "shapes" for s in SHAPES}}
+        spots = [i for i, w in enumerate(tokens) if w in nouns]
+        if not spots:
+            return " ".join(tokens)
+        i = spots[int(rng.integers(len(spots)))]
+        return " ".join([*tokens[:i], nouns[tokens[i]], *tokens[i + 1 :]])
+    if kind == "permutation":
+        return " ".join(tokens[j] for j in rng.permutation(len(tokens)))
+    if kind == "reversal":
+        return " ".join(reversed(tokens))
+    raise ValueError(f"unknown perturbation {kind!r}; expected one of {PERTURBATIONS}")
+
+
+def perturbed_queries(annotations: pd.DataFrame, captions: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Each BISON query and its perturbations (one generator per (seed, bison_id, perturbation)): bison_id,
+    perturbation ('original' first), text, and whether the text differs from the query."""
+    queries_ = _query_texts(annotations, captions, "the BISON annotations")
+    records = []
+    for bison_id, text in zip(annotations["bison_id"].astype("int64"), queries_):
+        original = " ".join(words(text))
+        records.append((int(bison_id), "original", original, False))
+        for k, kind in enumerate(PERTURBATIONS):
+            changed = perturb(text, kind, np.random.default_rng([seed, int(bison_id), k]))
+            records.append((int(bison_id), kind, changed, changed != original))
+    return pd.DataFrame(records, columns=list(PERTURBED_COLUMNS))
+
+
+PICK_NONE = -1  # a tie: neither image is picked
+
+
+def perturbation_scores(annotations: pd.DataFrame, perturbed: pd.DataFrame, score) -> pd.DataFrame:
+    """Each (instance, perturbation)'s scores of the true and false image, the image picked (PICK_NONE on a tie)
+    and whether the pick differs from the original query's. `score(texts, image_ids)` is the model's s(q, I)."""
+    ann = annotations.set_index("bison_id")
+    ids = perturbed["bison_id"].to_numpy(np.int64)
+    true_ids = ann.loc[ids, "true_image_id"].to_numpy(np.int64)
+    false_ids = ann.loc[ids, "false_image_id"].to_numpy(np.int64)
+    texts = perturbed["text"].astype(str).tolist()
+    s_true = np.asarray(score(texts, true_ids), dtype=np.float64)
+    s_false = np.asarray(score(texts, false_ids), dtype=np.float64)
+    pick = np.where(s_true > s_false, true_ids, np.where(s_false > s_true, false_ids, PICK_NONE))
+    out = perturbed.assign(score_true=s_true, score_false=s_false, picked_image_id=pick, correct=pick == true_ids)
+    original = out[out["perturbation"] == "original"].set_index("bison_id")["picked_image_id"]
+    return out.assign(changed=out["picked_image_id"].to_numpy() != original.loc[ids].to_numpy())
+
+
+def figure9_long(scores: Mapping[str, pd.DataFrame], rows: Mapping[str, str], confidence: float = 0.95) -> pd.DataFrame:
+    """Figure 9's numbers: per model and perturbation, the share (%) of BISON predictions that change, among the
+    instances whose query the perturbation alters (Wilson intervals); extra columns model, perturbation,
+    changed (count), n (altered instances) and accuracy (%, on those instances after the perturbation)."""
+    records = []
+    for model in sorted(scores):
+        frame = scores[model]
+        for kind in PERTURBATIONS:
+            part = frame[(frame["perturbation"] == kind) & frame["altered"].astype(bool)]
+            n, k = len(part), int(part["changed"].sum())
+            lo, hi = wilson_interval(k, n, confidence)
+            records.append(
+                {
+                    "row": rows.get(model, model),
+                    "column": PERTURBATION_LABELS[kind],
+                    "value": 100 * k / n if n else np.nan,
+                    "lo": 100 * lo,
+                    "hi": 100 * hi,
+                    "model": model,
+                    "perturbation": kind,
+                    "changed": k,
+                    "n": n,
+                    "accuracy": 100 * float(part["correct"].mean()) if n else np.nan,
+                }  # fmt: skip
+            )
+    return pd.DataFrame(records)
