@@ -283,6 +283,65 @@ if SOURCE == "world":
             "--items {params.items_dir} --bench {params.bench_dir} --captions {input.captions} "
             "--config {params.config:q} --threads {threads} --out {output} > {log} 2>&1"
 
+    if bison_captioners():
+
+        rule bison_generate_captions:
+            input:
+                captions=f"{DATA}/items/captions.parquet",
+                images=f"{DATA}/items/images.npy",
+                checkpoint=get_checkpoint,
+            output:
+                f"{RESULTS}/captions/{{model}}.parquet",
+            wildcard_constraints:
+                model="|".join(bison_captioners()),
+            params:
+                spec=get_model_spec,
+                checkpoint=get_checkpoint_flag,
+                items_dir=dir_of_input("captions"),
+                config=bison_section_json("split"),
+            threads: MODEL_THREADS
+            resources:
+                mem_mb=4000,
+                gpu=1,
+            log:
+                "logs/score/bison_captions/{model}.log",
+            benchmark:
+                "benchmarks/rules/score/bison_captions/{model}.tsv"
+            conda:
+                ENV
+            shell:
+                "itmbench bison-generate-captions --model {wildcards.model} --spec {params.spec:q} "
+                "{params.checkpoint} --items {params.items_dir} --captions {input.captions} "
+                "--config {params.config:q} --threads {threads} --out {output} > {log} 2>&1"
+
+        rule bison_table4:
+            input:
+                unpack(get_bison_table4_inputs),
+            output:
+                csv=f"{RESULTS}/tables/bison/table4.csv",
+                md=f"{RESULTS}/tables/bison/table4.md",
+                tex=f"{RESULTS}/tables/bison/table4.tex",
+            params:
+                model_files=get_bison_table4_flags,
+                source=SOURCE,
+                config=bison_section_json("split"),
+                caption_metrics=get_bison_caption_metrics_params,
+                score=get_score_params,
+                rows=get_report_rows("bison"),
+            threads: 1
+            resources:
+                mem_mb=3000,  # METEOR's Java runs with -Xmx2G
+            log:
+                "logs/tables/bison_table4.log",
+            benchmark:
+                "benchmarks/rules/tables/bison_table4.tsv"
+            conda:
+                ENV
+            shell:
+                "itmbench bison-table4 {params.model_files} --captions {input.captions} --source {params.source} "
+                "--config {params.config:q} --caption-metrics {params.caption_metrics:q} --score {params.score:q} "
+                "--rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
+
     rule bison_figure_data:
         input:
             unpack(get_bison_figure_data_inputs),

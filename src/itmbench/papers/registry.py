@@ -240,7 +240,7 @@ PAPERS: dict[str, Paper] = {
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),
         data_figures=("figure6", "figure9", "figure14"),
-        data_tables=("table2", "figure6", "figure9", "figure14"),
+        data_tables=("table2", "table4", "figure6", "figure9", "figure14"),
     ),
     "mcic": Paper("mcic", "MCIC-COCO", ("mcic",), {"table3": "Table 3"}, ("accuracy",), has_statistics=True),
     "eccv": Paper(

@@ -321,3 +321,35 @@ def test_perturbation_command_scores_the_original_query_as_the_benchmark_does(wo
     assert main(["bison-figure-data", "--figure", "figure9", *other, "--scores", f"random={out}",
                  "--out-csv", str(tmp_path / "x.csv")]) != 0  # fmt: skip
     assert "seed 1" in capsys.readouterr().err
+
+
+# --- Table 4 -----------------------------------------------------------------------------------------------------
+
+
+def test_table4_metrics_are_pycocoevalcaps_and_lie_under_the_printed_rows():
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+
+    from itmbench.papers.bison import captioning
+
+    generated = pd.DataFrame({"image_id": [1, 2, 3], "caption": ["a red circle", "a red circle", "a purple hexagon"]})
+    cells = captioning.metric_cells(generated, TEST, ["bleu4", "cider_d"], n_boot=50, seed=0, confidence=0.95)
+    refs = {i: [t for t in TEST.loc[TEST["image_id"] == img, "text"]] for i, img in enumerate([1, 2, 3])}
+    res = {i: [c] for i, c in enumerate(generated["caption"])}
+    bleu, _ = Bleu(4).compute_score(refs, res, verbose=0)
+    cider, _ = Cider().compute_score(refs, res)
+    assert cells["bleu4"][0] == pytest.approx(100 * bleu[3])
+    assert cells["cider_d"][0] == pytest.approx(100 * cider)
+    assert cells["cider_d"][1] <= cells["cider_d"][0] <= cells["cider_d"][2]
+    doc = {"metrics": {"bison": {"value": 88.0, "lo": 85.0, "hi": 90.0, "n": 650}}}
+    published = {b: published_wide("bison", "Table 4", b) for b in ("Cross-entropy loss", "")}
+    long = captioning.table4_long({"coca": cells}, {"coca": doc}, published, {"coca": "Captioner"})
+    world = long[long["row"] == "world: Captioner"].set_index("column")
+    assert list(world.index) == ["BLEU-4", "CIDEr", "SPICE", "METEOR", "BISON"]
+    assert np.isnan(world.loc["SPICE", "value"]) and np.isnan(world.loc["METEOR", "value"])
+    assert (world.loc["BISON", "value"], world.loc["BISON", "lo"]) == (88.0, 85.0)
+    printed = long.set_index(["row", "column"])
+    assert printed.loc[("Cross-entropy loss: UpDown", "CIDEr"), "value"] == 105.40
+    assert printed.loc[("Human", "BISON"), "value"] == 100.0
+    with pytest.raises(InputError, match="image 4"):
+        captioning.references_of(TEST, np.array([4]), "generated")

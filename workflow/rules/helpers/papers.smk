@@ -201,3 +201,24 @@ def get_bison_model_file_flags(wildcards, input):
     if wildcards.bison_data_figure == "figure9":
         return " ".join(f"--scores {m}={input[m]}" for m in bison_perturbation_models())
     return ""
+
+
+def bison_captioners():
+    """The models whose captions Table 4 scores: BISON's captioners (family coca: they generate captions)."""
+    return [m for m in scored_models("bison") if MODEL_SPECS[m]["family"] == "coca"]
+
+
+def get_bison_table4_inputs(wildcards):
+    """Table 4's inputs: the captions (references), and each captioner's generated captions and BISON metrics."""
+    inputs = {"captions": f"{DATA}/items/captions.parquet"}
+    for m in bison_captioners():
+        inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
+        inputs[f"bison_{m}"] = f"{RESULTS}/metrics/bison/{m}.json"
+    return inputs
+
+
+def get_bison_table4_flags(wildcards, input):
+    """--generated MODEL=PATH --bison MODEL=PATH for each captioner."""
+    return " ".join(
+        f"--generated {m}={input[f'generated_{m}']} --bison {m}={input[f'bison_{m}']}" for m in bison_captioners()
+    )
