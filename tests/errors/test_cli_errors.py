@@ -82,6 +82,16 @@ INPUTS: dict[str, list[str]] = {
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "bison-table2": ["--bench", "{in}", "--captions", "{in}", "--out-csv", "{out}.csv"],
+    "bison-figure-data": ["--figure", "figure14", "--bench", "{in}", "--captions", "{in}", "--embeddings"]
+    + ["m={in}", "--out-csv", "{out}.csv"],
+    "bison-figure": ["--figure", "figure6", "--data", "{in}", "--out-png", "{out}.png"],
+    "bison-generate-captions": ["--model", "coca", "--spec", SPEC_COCA, "--items", "{in}", "--captions", "{in}"]
+    + ["--out", "{out}.parquet"],
+    "bison-table4": ["--generated", "coca={in}", "--bison", "coca={in}", "--captions", "{in}", "--out-csv"]
+    + ["{out}.csv"],
+    "bison-perturbation-scores": ["--model", "random", "--spec", '{"family": "random"}', "--items", "{in}"]
+    + ["--bench", "{in}", "--captions", "{in}", "--out", "{out}.parquet"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],
     "index": ["{in}", "--out", "{out}.html"],
     "fetch": ["--key", "bivlc_results_vit_b_32", "--mirror", "{in}", "--out", "{out}.csv"],

@@ -102,3 +102,23 @@ def test_a_captioner_without_its_checkpoint_is_an_error():
         build_captioner(spec, torch.device("cpu"))
     with pytest.raises(ValueError, match="not a CoCa architecture"):
         build_captioner(model_spec("x", {"family": "coca", "arch": "itm-clip-tiny"}), torch.device("cpu"))
+
+
+def test_greedy_captions_are_the_argmax_of_a_full_forward_pass_at_every_step(scorer, images):
+    from itmbench.models.captioner import PAD, UNKNOWN
+
+    captions = scorer.greedy_captions(images)
+    assert captions == [scorer.greedy_captions(images[i : i + 1])[0] for i in range(len(images))]  # batch-free
+    model = scorer.model.eval()
+    for image, caption in zip(images, captions):
+        ids = scorer.tokenizer.ids(caption)
+        ends = len(ids) < scorer.tokenizer.context_length  # a caption cut at the context has no end token
+        if not ends:
+            ids = ids[:-1]
+        with torch.no_grad():
+            logits = model(scorer.image_tensor(image[None]), scorer.tokenizer([caption]))["logits"][0].double()
+        logits[:, [PAD, START, UNKNOWN]] = -torch.inf
+        logits[:, 4 + len(scorer.tokenizer.vocab) :] = -torch.inf  # the output layer is wider than the vocabulary
+        for t in range(1, len(ids)):  # w_t is the most probable token given w_<t
+            assert int(logits[t - 1].argmax()) == ids[t], (caption, t)
+        assert UNKNOWN not in ids

@@ -105,7 +105,7 @@ def test_every_link_resolves_and_every_paper_has_a_section(tree, tmp_path):
     assert 'href="../results/world/tables/bison/table1.md"' in html
     # a file this run did not build is named, not linked
     assert "table1.csv" not in hrefs and 'href="../results/world/tables/bison/table1.csv"' not in html
-    assert "audit (not built by this run)" in _section(html, "bison")
+    assert "table2 (not built by this run)" in _section(html, "bison")
     assert "no report in this run" in _section(html, "mcic")
 
 

@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Sequence
 
 from itmbench.cli import (
+    bison,
     coco,
     diff,
     models,
@@ -39,7 +40,7 @@ from itmbench.sources.released import registry_overlay
 log = logging.getLogger("itmbench")
 
 # The stage modules, in the order their subcommands are listed.
-STAGES = (world, models, score, report, paper_figures, released, share, predictions, negatives, diff)
+STAGES = (world, models, score, report, paper_figures, bison, released, share, predictions, negatives, diff)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -170,6 +170,19 @@ def caption_metric_scores(metric: str, candidates: Sequence[str], references: Se
     return np.asarray(scores, dtype=np.float64)
 
 
+def corpus_bleu4(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> float:
+    """pycocoevalcap's corpus BLEU-4 of candidates[i] against references[i] (tokenized text): the score the COCO
+    caption evaluation reports (clipped n-gram counts and lengths pooled over the corpus, not a mean)."""
+    from pycocoevalcap.bleu.bleu import Bleu
+
+    if len(candidates) != len(references) or not candidates:
+        raise ValueError(f"{len(candidates)} candidates, {len(references)} reference sets; expected equal and some")
+    gts = {i: list(refs) for i, refs in enumerate(references)}
+    res = {i: [cand] for i, cand in enumerate(candidates)}
+    corpus, _ = Bleu(4).compute_score(gts, res, verbose=0)
+    return float(corpus[3])
+
+
 def _meteor_scores(gts: dict[int, list[str]], res: dict[int, list[str]]) -> list[float]:
     """pycocoevalcap's METEOR per entry; its Java subprocess is closed before returning."""
     if not java_available():

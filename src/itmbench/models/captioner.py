@@ -129,6 +129,34 @@ class CaptionerScorer(OpenClipEncoder):
         return token_log_likelihoods(logits, labels).double().cpu().numpy()
 
     @torch.no_grad()
+    def greedy_captions(self, images: np.ndarray, batch_size: int = 256) -> list[str]:
+        """A caption generated for each image by greedy decoding: from the start token, the most probable next
+        token given the image and the tokens so far (pad, start, unknown and ids past the vocabulary excluded),
+        until the end token or the context length; the words joined by spaces."""
+        self.model.eval()
+        context = self.tokenizer.context_length
+        vocab = ["", "", "", "", *self.tokenizer.vocab]
+        out: list[str] = []
+        for s in range(0, len(images), batch_size):
+            img = self._image_tokens(images[s : s + batch_size])
+            tokens = torch.full((len(img), 1), START, dtype=torch.long)
+            done = torch.zeros(len(img), dtype=torch.bool)
+            while tokens.shape[1] < context and not bool(done.all()):
+                txt = self._text_tokens(tokens)
+                with autocast(self.device):
+                    logits = self.model.text_decoder(img, txt)[:, -1].float()
+                logits[:, [PAD, START, UNKNOWN]] = -torch.inf
+                logits[:, len(vocab) :] = -torch.inf  # output ids past the vocabulary name no word
+                step = logits.argmax(dim=-1).cpu()
+                step[done] = END  # a finished caption only repeats its end token
+                tokens = torch.cat([tokens, step[:, None]], dim=1)
+                done |= step == END
+            for row in tokens[:, 1:].tolist():
+                ids = row[: row.index(END)] if END in row else row
+                out.append(" ".join(vocab[i] for i in ids))
+        return out
+
+    @torch.no_grad()
     def score_pairs(
         self,
         store: Any,

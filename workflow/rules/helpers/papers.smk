@@ -188,3 +188,73 @@ def get_paired_flags(wildcards, input):
 
 def get_claims_paper_paired(wildcards):
     return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []
+
+# --- BISON's Table 2 and Figures 6 and 14, from its queries and the models' embeddings (papers.smk) -----------
+
+
+def bison_section_json(*keys):
+    """Some keys of params.yaml bison as canonical JSON (a job reruns only when the keys it reads change)."""
+    return json.dumps({k: config["bison"][k] for k in keys}, sort_keys=True)
+
+
+def get_bison_table2_config(wildcards):
+    """What Table 2 reads of the bison section: the split BISON pairs."""
+    return bison_section_json("split")
+
+
+def get_bison_figure_data_config(wildcards):
+    """What a figure's numbers read: Figure 6 the split, Figures 9 and 14 the split and the seed (of the
+    perturbations, of the random caption)."""
+    return bison_section_json("split") if wildcards.bison_data_figure == "figure6" else bison_section_json("split", "seed")
+
+
+def bison_perturbation_models():
+    """The models Figure 9 rescores on perturbed queries: BISON's, but those scoring an upstream model's features
+    of known captions (the FFNN), which a perturbed query does not have."""
+    return [m for m in scored_models("bison") if m not in FFNN]
+
+
+def bison_embedding_models():
+    """The models Figure 14 rescores: those scoring BISON from item embeddings (a cross scorer's pairs hold only
+    the BISON query's)."""
+    return [m for m in scored_models("bison") if m not in CROSS]
+
+
+def get_bison_figure_data_inputs(wildcards):
+    """A BISON figure's inputs: the benchmark and the captions, and for Figure 14 each embedding model's cache."""
+    inputs = {"bench": f"{DATA}/bison/items.parquet", "captions": f"{DATA}/items/captions.parquet"}
+    if wildcards.bison_data_figure == "figure14":
+        inputs.update({m: f"{RESULTS}/embeddings/{m}/items.npz" for m in bison_embedding_models()})
+    if wildcards.bison_data_figure == "figure9":
+        inputs.update({m: f"{RESULTS}/scores/bison_perturbations/{m}.parquet" for m in bison_perturbation_models()})
+    return inputs
+
+
+def get_bison_model_file_flags(wildcards, input):
+    """--embeddings MODEL=PATH for each cache of Figure 14, --scores MODEL=PATH for each model of Figure 9."""
+    if wildcards.bison_data_figure == "figure14":
+        return " ".join(f"--embeddings {m}={input[m]}" for m in bison_embedding_models())
+    if wildcards.bison_data_figure == "figure9":
+        return " ".join(f"--scores {m}={input[m]}" for m in bison_perturbation_models())
+    return ""
+
+
+def bison_captioners():
+    """The models whose captions Table 4 scores: BISON's captioners (family coca: they generate captions)."""
+    return [m for m in scored_models("bison") if MODEL_SPECS[m]["family"] == "coca"]
+
+
+def get_bison_table4_inputs(wildcards):
+    """Table 4's inputs: the captions (references), and each captioner's generated captions and BISON metrics."""
+    inputs = {"captions": f"{DATA}/items/captions.parquet"}
+    for m in bison_captioners():
+        inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
+        inputs[f"bison_{m}"] = f"{RESULTS}/metrics/bison/{m}.json"
+    return inputs
+
+
+def get_bison_table4_flags(wildcards, input):
+    """--generated MODEL=PATH --bison MODEL=PATH for each captioner."""
+    return " ".join(
+        f"--generated {m}={input[f'generated_{m}']} --bison {m}={input[f'bison_{m}']}" for m in bison_captioners()
+    )

@@ -1,10 +1,25 @@
-"""BISON's world figure: accuracy per model with its interval and the chance line."""
+"""BISON's world figure (accuracy per model with its interval and the chance line), and Figures 6 and 14 drawn
+from the tables `itmbench bison-figure-data` computes (`papers/bison/queries.py`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
-from itmbench.papers.figures import grouped_bars, intervals_label, metric_series, model_label, new_figure
+import numpy as np
+import pandas as pd
+
+from itmbench.errors import InputError, reading
+from itmbench.papers.figures import (
+    figure_style,
+    grouped_bars,
+    intervals_label,
+    metric_series,
+    model_label,
+    new_figure,
+    write_figure,
+)
 from itmbench.papers.world_cells import WorldMetrics
 
 
@@ -29,3 +44,115 @@ def bison_figure(metrics: WorldMetrics, rows: Mapping[str, str]):
 def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[str, str]):
     """The paper's world figure `stem` as a matplotlib Figure."""
     return bison_figure(metrics, rows)
+
+
+# --- Figures 6 and 14, drawn from the tables that hold their numbers (restyling never recomputes) -------------
+
+# stem -> what it draws; each is written as <stem>.png and <stem>.pdf from its computed table
+DATA_FIGURES: dict[str, str] = {
+    "figure6": "Figure 6: query length and part-of-speech distributions of the captions and the BISON queries",
+    "figure9": "Figure 9: the share of each model's BISON predictions that change under automatic query perturbations",
+    "figure14": "Figure 14: BISON accuracy, the query being the BISON query or a random or longest positive caption",
+}
+DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "figure6": ("row", "column", "value", "lo", "hi", "panel", "bin"),
+    "figure9": ("row", "column", "value", "lo", "hi", "model"),
+    "figure14": ("row", "column", "value", "lo", "hi", "model"),
+}
+
+
+def read_figure_data(path: str | os.PathLike, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A figure's computed CSV, naming the file and the missing columns when it is not one."""
+    with reading(path):
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: columns {missing} are missing; expected {list(columns)}")
+    if frame.empty:
+        raise InputError(f"{path}: no rows; expected the numbers of a figure")
+    return frame
+
+
+def _whiskers(rows) -> np.ndarray:
+    values = rows["value"].to_numpy(dtype=float)
+    lo, hi = rows["lo"].to_numpy(dtype=float), rows["hi"].to_numpy(dtype=float)
+    return np.vstack([np.nan_to_num(values - lo), np.nan_to_num(hi - values)])
+
+
+def _panel_series(frame, panel: str):
+    rows = frame[frame["panel"].astype(str) == panel]
+    bins = list(dict.fromkeys(rows["bin"].astype(str)))
+    series = []
+    for group in dict.fromkeys(rows["column"].astype(str)):
+        part = rows[rows["column"].astype(str) == group]
+        part = part.set_index(part["bin"].astype(str)).reindex(bins)
+        series.append((group, part["value"].to_numpy(dtype=float), _whiskers(part)))
+    return bins, series
+
+
+def figure6(frame, source: str):
+    """Fig. 6: the share of captions per length (left) and per part of speech (right), captions against queries."""
+    fig, axes = new_figure(9.0, 3.4, ncols=2)
+    for ax, panel, xlabel in ((axes[0, 0], "length", "query length (words)"), (axes[0, 1], "pos", "part of speech")):
+        bins, series = _panel_series(frame, panel)
+        grouped_bars(ax, bins, series)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("share (%)")
+        ax.legend(fontsize=7)
+    axes[0, 0].set_title(f"BISON Figure 6 ({source}): query length", fontsize=9)
+    axes[0, 1].set_title(f"BISON Figure 6 ({source}): part of speech", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _model_series(frame):
+    """The models (rows, in order) and one bar series per column with its whiskers."""
+    models = list(dict.fromkeys(frame["row"].astype(str)))
+    series = []
+    for kind in dict.fromkeys(frame["column"].astype(str)):
+        part = frame[frame["column"].astype(str) == kind].set_index("row").reindex(models)
+        series.append((kind, part["value"].to_numpy(dtype=float), _whiskers(part)))
+    return models, series
+
+
+def figure9(frame, source: str):
+    """Fig. 9: per model, the share of BISON predictions each perturbation of the query changes."""
+    models, series = _model_series(frame)
+    fig, axes = new_figure(8.5, 3.4)
+    ax = axes[0, 0]
+    x = np.arange(len(models), dtype=float)
+    width = 0.8 / max(1, len(series))
+    for i, (name, values, err) in enumerate(series):  # five perturbations: five colours (grouped_bars cycles four)
+        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=2, color=f"C{i}", label=name)
+    ax.set_xticks(x, models, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("predictions changed (%)")
+    ax.set_title(f"BISON Figure 9 ({source}): changes in BISON prediction under query perturbations", fontsize=9)
+    ax.legend(loc="upper left", fontsize=7, ncols=5)
+    fig.tight_layout()
+    return fig
+
+
+def figure14(frame, source: str):
+    """Fig. 14: each model's BISON accuracy with the BISON query, a random and the longest caption."""
+    models, series = _model_series(frame)
+    fig, axes = new_figure(7.5, 3.4)
+    ax = axes[0, 0]
+    grouped_bars(ax, models, series)
+    ax.axhline(50.0, color="black", linestyle="--", linewidth=0.8, label="chance (50%)")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("BISON accuracy (%)")
+    ax.set_title(f"BISON Figure 14 ({source}): the positive image's caption as the query", fontsize=9)
+    ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def write_data_figure(stem: str, data: str | os.PathLike, out_png: str | os.PathLike, source: str, dpi: int = 150):
+    """Draw Figure `stem` from its computed table and write <out_png> and the PDF beside it."""
+    if stem not in DATA_FIGURES:
+        raise InputError(f"unknown BISON figure {stem!r}; expected one of {sorted(DATA_FIGURES)}")
+    frame = read_figure_data(data, DATA_FIGURE_COLUMNS[stem])
+    draw = {"figure6": figure6, "figure9": figure9, "figure14": figure14}[stem]
+    with figure_style():
+        return write_figure(draw(frame, source), Path(out_png).with_suffix(""), dpi)

@@ -1,0 +1,347 @@
+"""`itmbench bison-table2`, `bison-perturbation-scores`, `bison-figure-data`, `bison-figure`: BISON's Table 2 and
+the numbers and drawings of its Figures 6, 9 and 14, from its benchmark tables, the source's captions, the models'
+embedding caches and (Figure 9) each model's scores of the perturbed queries.
+
+Computing and drawing are separate commands (and rules): `bison-figure-data` writes a figure's numbers as a
+table (CSV/Markdown/LaTeX), `bison-figure` draws it, so restyling a figure never recomputes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int, set_threads
+
+log = logging.getLogger("itmbench")
+
+SOURCE_LABELS = {"world": "world", "coco": "coco source"}
+GROUPS = {"split": "all captions of the split", "bison": "BISON queries"}
+
+
+def _bison_section(values: dict) -> dict:
+    """Some keys of params.yaml `bison` (split, seed) as --config, defaults filled, checked by the schema."""
+    from itmbench.params import validated_section
+
+    return validated_section("bison", values, "bison params (--config)")
+
+
+def _inputs(args: argparse.Namespace, section: dict):
+    from itmbench.io import read_parquet_checked
+    from itmbench.papers.bison import canonical, queries
+
+    tables = canonical.read(args.bench)
+    captions = read_parquet_checked(args.captions, queries.CAPTION_COLUMNS, "the source's captions (items)")
+    return tables["annotations"], queries.split_captions(captions, section["split"], str(args.captions))
+
+
+def cmd_bison_table2(args: argparse.Namespace) -> None:
+    """BISON Table 2: the split's and BISON's examples, images and unique captions beside the printed ones."""
+    from itmbench.io import output_set
+    from itmbench.papers.bison import queries
+    from itmbench.papers.published import published_wide
+    from itmbench.report.tables import write_table
+
+    section = _bison_section(args.config)
+    annotations, captions = _inputs(args, section)
+    labels = {"split": f"{args.source} {section['split']} split", "bison": f"{args.source} BISON"}
+    long = queries.table2_long(annotations, captions, published_wide("bison", "Table 2"), labels, args.confidence)
+    title = (
+        f"BISON Table 2 ({SOURCE_LABELS[args.source]}): key statistics of its BISON beside its {section['split']} "
+        "split, and the printed columns (Flickr-30K and COCO val are the paper's references). Examples: captions "
+        "of the split, triples of BISON; unique captions by text; images: with a caption, or a candidate of a "
+        f"triple. The share of images has a {100 * args.confidence:g}% Wilson interval"
+    )
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="statistic", decimals=1)
+    log.info("bison table2: %s", long.set_index(["row", "column"])["value"].to_dict())
+
+
+def cmd_bison_figure_data(args: argparse.Namespace) -> None:
+    """The numbers of BISON's Figure 6 (query length, part of speech) or 14 (query choice), as a table."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.bison import queries
+    from itmbench.report.tables import write_table
+    from itmbench.scoring.embed import EmbeddingCache
+
+    section = _bison_section(args.config)
+    level = f"{100 * args.confidence:g}%"
+    if args.figure == "figure9":
+        _figure9_data(args, section, level)
+        return
+    if args.scores:
+        raise InputError(f"bison-figure-data --figure {args.figure} reads no perturbation scores; drop --scores")
+    annotations, captions = _inputs(args, section)
+    if args.figure == "figure6":
+        if args.embeddings:
+            raise InputError("bison-figure-data --figure figure6 reads no embeddings; drop --embeddings")
+        long = queries.figure6_long(annotations, captions, GROUPS, args.confidence)
+        title = (
+            f"BISON Figure 6 ({SOURCE_LABELS[args.source]}): share (%) of the {section['split']} split's captions "
+            "and of the BISON queries per length in words and per part of speech (Universal tags read from the "
+            "world grammar's lexicon: no NLTK tagger is installed), the mean length and how often the query is "
+            f"a longest caption of its positive image; {level} Wilson intervals (means: Student t)"
+        )
+        row_header = "bin"
+    else:
+        if not args.embeddings:
+            raise InputError("bison-figure-data --figure figure14 needs --embeddings MODEL=PATH for each model")
+        caches = {model: EmbeddingCache(path) for model, path in args.embeddings}
+        choices = queries.query_choices(annotations, captions, section["seed"])
+        long = queries.figure14_long(annotations, choices, caches, dict(args.rows), args.confidence)
+        title = (
+            f"BISON Figure 14 ({SOURCE_LABELS[args.source]}): BISON accuracy (%) of each model with embeddings "
+            "when the query is the BISON query, a random caption of the positive image (seeded per bison_id) or "
+            f"its longest (most words; ties: smallest caption id); a tie is wrong; {level} Wilson intervals"
+        )
+        row_header = "model"
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header=row_header, decimals=2)
+    log.info("bison %s: %d cells -> %s", args.figure, len(long), args.out_csv)
+
+
+def _figure9_data(args: argparse.Namespace, section: dict, level: str) -> None:
+    """Figure 9's table from each model's perturbation scores (`bison-perturbation-scores`)."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.papers.bison import queries
+    from itmbench.report.tables import write_table
+
+    if not args.scores or args.embeddings:
+        raise InputError("bison-figure-data --figure figure9 reads --scores MODEL=PATH for each model, no --embeddings")
+    columns = (*queries.PERTURBED_COLUMNS, "changed", "correct")
+    scores = {m: read_parquet_checked(p, columns, f"the BISON perturbation scores of {m}") for m, p in args.scores}
+    annotations, captions = _inputs(args, section)
+    expected = queries.perturbed_queries(annotations, captions, section["seed"])
+    for (model, path), frame in zip(args.scores, scores.values()):
+        got = frame[list(queries.PERTURBED_COLUMNS)].reset_index(drop=True)
+        if not got.astype(str).equals(expected.astype(str)):
+            raise InputError(
+                f"{path}: the perturbed queries of {model} are not those of {args.bench} with seed {section['seed']}; "
+                "expected bison-perturbation-scores of this benchmark and config"
+            )
+    long = queries.figure9_long(scores, dict(args.rows), args.confidence)
+    title = (
+        f"BISON Figure 9 ({SOURCE_LABELS[args.source]}): share (%) of each model's BISON predictions that change "
+        "when the query is negated, a relation phrase or generic noun is replaced by a synonym, a shape noun by its "
+        "hypernym, or the words are permuted (seeded per bison_id) or reversed; among the instances whose query the "
+        f"perturbation alters; a tie picks neither image; {level} Wilson intervals"
+    )
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", decimals=2)
+    log.info("bison figure9: %d cells -> %s", len(long), args.out_csv)
+
+
+def _model_scorer(scorer, store):
+    """s(texts[k], images[k]) of a model: a captioner's mean token log-likelihood, a dual encoder's dot product of
+    its unit embeddings (each distinct image and text encoded once)."""
+    import numpy as np
+
+    from itmbench.errors import InputError
+
+    if hasattr(scorer, "log_likelihoods"):
+        return lambda texts, image_ids: scorer.log_likelihoods(store.image_batch(image_ids), texts)
+    kinds = getattr(scorer, "item_kinds", ("image", "caption"))
+    if not (hasattr(scorer, "encode_texts") and {"image", "caption"} <= set(kinds)):
+        raise InputError(f"{type(scorer).__name__}: neither a captioner nor an image-text dual encoder")
+
+    def score(texts, image_ids):
+        uniq_img, img_row = np.unique(np.asarray(image_ids, np.int64), return_inverse=True)
+        uniq_txt, txt_row = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
+        img = np.concatenate(
+            [
+                scorer.encode_images(store.image_batch(uniq_img[s : s + 256])).cpu().numpy()
+                for s in range(0, len(uniq_img), 256)
+            ]
+        )
+        txt = np.concatenate(
+            [scorer.encode_texts(list(uniq_txt[s : s + 256])).cpu().numpy() for s in range(0, len(uniq_txt), 256)]
+        )
+        return (img[img_row].astype(np.float64) * txt[txt_row].astype(np.float64)).sum(axis=1)
+
+    return score
+
+
+def cmd_bison_perturbation_scores(args: argparse.Namespace) -> None:
+    """Figure 9's scores of one model: each BISON query and its automatic perturbations against both images."""
+    from itmbench.errors import InputError
+    from itmbench.io import write_parquet
+    from itmbench.models.capabilities import capability
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.bison import queries
+    from itmbench.scoring.embed import ItemStore
+
+    set_threads(args.threads)
+    section = _bison_section(args.config)
+    spec = model_spec(args.model, args.spec)
+    if capability(spec.family).needs_upstream:
+        raise InputError(f"models.{args.model}: family {spec.family!r} scores an upstream model's features of known "
+                         "captions; a perturbed query has none")  # fmt: skip
+    annotations, captions = _inputs(args, section)
+    perturbed = queries.perturbed_queries(annotations, captions, section["seed"])
+    scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
+    store = ItemStore(args.items, image_size=getattr(scorer, "image_size", 224))
+    scores = queries.perturbation_scores(annotations, perturbed, _model_scorer(scorer, store))
+    write_parquet(args.out, scores)
+    changed = scores[scores["altered"]].groupby("perturbation")["changed"].mean().round(4).to_dict()
+    log.info("bison perturbations of %s: share of altered queries whose prediction changes %s", args.model, changed)
+
+
+def cmd_bison_generate_captions(args: argparse.Namespace) -> None:
+    """Table 4's captions: one greedy caption by a captioner for each image of the split BISON is built on."""
+    import pandas as pd
+
+    from itmbench.errors import InputError
+    from itmbench.io import read_parquet_checked, write_parquet
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.bison import queries
+    from itmbench.scoring.embed import ItemStore
+
+    set_threads(args.threads)
+    section = _bison_section(args.config)
+    spec = model_spec(args.model, args.spec)
+    captions = read_parquet_checked(args.captions, queries.CAPTION_COLUMNS, "the source's captions (items)")
+    split = queries.split_captions(captions, section["split"], str(args.captions))
+    scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
+    if not hasattr(scorer, "greedy_captions"):
+        raise InputError(f"models.{args.model}: family {spec.family!r} generates no captions; expected a captioner")
+    image_ids = sorted(int(i) for i in split["image_id"].unique())
+    store = ItemStore(args.items, image_size=getattr(scorer, "image_size", 224))
+    generated = scorer.greedy_captions(store.image_batch(image_ids))
+    write_parquet(args.out, pd.DataFrame({"image_id": pd.Series(image_ids, dtype="int64"), "caption": generated}))
+    log.info("%s: %d captions, e.g. %r", args.model, len(generated), generated[:3])
+
+
+def cmd_bison_table4(args: argparse.Namespace) -> None:
+    """BISON Table 4: each world captioner's captioning metrics and BISON accuracy beside the printed systems."""
+    import json
+
+    from itmbench.cli._args import score_section
+    from itmbench.errors import InputError, reading
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.metrics.captioning import NOT_POSSIBLE
+    from itmbench.papers.bison import captioning, queries
+    from itmbench.papers.published import published_wide
+    from itmbench.params import validated_section
+    from itmbench.report.tables import write_table
+
+    section = _bison_section(args.config)
+    metrics = validated_section(
+        "bison_caption_metrics", args.caption_metrics, "bison_caption_metrics (--caption-metrics)"
+    )
+    score = score_section(args.score)
+    generated, bison = dict(args.generated), dict(args.bison)
+    if not generated or set(generated) != set(bison):
+        raise InputError(
+            f"give --generated and --bison for the same captioners (got {sorted(generated)} and {sorted(bison)})"
+        )
+    captions = read_parquet_checked(args.captions, queries.CAPTION_COLUMNS, "the source's captions (items)")
+    split = queries.split_captions(captions, section["split"], str(args.captions))
+    cells, docs = {}, {}
+    for model, path in generated.items():
+        frame = read_parquet_checked(path, captioning.GENERATED_COLUMNS, f"the captions generated by {model}")
+        cells[model] = captioning.metric_cells(
+            frame, split, list(metrics["metrics"]), score["n_boot"], score["seed"], score["confidence"], str(path)
+        )
+        with reading(bison[model]):
+            docs[model] = json.loads(open(bison[model], encoding="utf-8").read())
+    published = {
+        b: published_wide("bison", "Table 4", b) for b in ("Cross-entropy loss", "Self-critical sequence loss", "")
+    }
+    long = captioning.table4_long(cells, docs, published, dict(args.rows))
+    title = (
+        f"BISON Table 4 ({SOURCE_LABELS[args.source]}): the printed captioning systems (COCO validation; Human on "
+        "the COCO test set) and beneath them each world captioner: one greedy caption per image of the "
+        f"{section['split']} split scored by pycocoevalcap against the image's captions (BLEU-4: corpus; CIDEr-D: "
+        "mean over images, IDF over the split; METEOR: mean over images), x100, "
+        f"{100 * score['confidence']:g}% bootstrap intervals over images; BISON: its accuracy (Wilson). "
+        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+    )
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="system", decimals=2)
+    log.info("bison table4: %s", {m: {k: round(v[0], 2) for k, v in c.items()} for m, c in cells.items()})
+
+
+def cmd_bison_figure(args: argparse.Namespace) -> None:
+    """Draw BISON's Figure 6 or 14 from its computed table (PNG and PDF)."""
+    from itmbench.io import output_set
+    from itmbench.papers.bison.figures import write_data_figure
+
+    out = Path(args.out_png)
+    with output_set(files=[out, out.with_suffix(".pdf")]):
+        paths = write_data_figure(args.figure, args.data, out, SOURCE_LABELS[args.source], args.dpi)
+    log.info("bison %s: %s", args.figure, [str(p) for p in paths])
+
+
+def _common(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--bench", required=True, help="a BISON benchmark folder (data/<source>/bison)")
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (data/<source>/items)")
+    sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split, seed) as JSON")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+
+
+def add_commands(add, sub) -> None:
+    """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
+    sp = add("bison-table2", cmd_bison_table2, "BISON Table 2: its key statistics beside the printed ones")
+    _common(sp)
+    sp = add(
+        "bison-perturbation-scores",
+        cmd_bison_perturbation_scores,
+        "BISON Figure 9: one model's scores of the perturbed queries",
+    )
+    sp.add_argument("--model", required=True, help="the model's name (params.yaml models)")
+    sp.add_argument("--spec", type=json_arg, required=True, help="its params.yaml models.<name> entry as JSON")
+    sp.add_argument("--checkpoint", default=None, help="its trained weights (none for a model used as built)")
+    sp.add_argument("--items", required=True, help="the source's items folder (images of the candidates)")
+    sp.add_argument("--bench", required=True, help="a BISON benchmark folder (data/<source>/bison)")
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (data/<source>/items)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split, seed) as JSON")
+    sp.add_argument("--device", default="auto", help="torch device (auto: CUDA when there is one)")
+    sp.add_argument("--threads", type=positive_int, default=1)
+    sp.add_argument("--out", required=True, help="the per-instance scores parquet")
+    sp = add("bison-generate-captions", cmd_bison_generate_captions, "BISON Table 4: a captioner's greedy captions")
+    sp.add_argument("--model", required=True, help="the captioner's name (params.yaml models)")
+    sp.add_argument("--spec", type=json_arg, required=True, help="its params.yaml models.<name> entry as JSON")
+    sp.add_argument("--checkpoint", default=None, help="its trained weights and vocabulary")
+    sp.add_argument("--items", required=True, help="the source's items folder (the images)")
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (the split's images)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split) as JSON")
+    sp.add_argument("--device", default="auto", help="torch device (auto: CUDA when there is one)")
+    sp.add_argument("--threads", type=positive_int, default=1)
+    sp.add_argument("--out", required=True, help="the generated captions parquet (image_id, caption)")
+    sp = add("bison-table4", cmd_bison_table4, "BISON Table 4: world captioners beside the printed systems")
+    sp.add_argument(
+        "--generated", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: its captions"
+    )
+    sp.add_argument(
+        "--bison", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: its BISON metrics"
+    )
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (the references)")
+    sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split) as JSON")
+    sp.add_argument("--caption-metrics", type=json_arg, default={}, help="params.yaml bison_caption_metrics as JSON")
+    sp.add_argument("--score", type=json_arg, default={}, help="params.yaml score (n_boot, seed, confidence) as JSON")
+    sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("bison-figure-data", cmd_bison_figure_data, "the numbers of BISON's Figure 6, 9 or 14, as a table")
+    sp.add_argument("--figure", required=True, choices=("figure6", "figure9", "figure14"))
+    _common(sp)
+    sp.add_argument(
+        "--scores", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: perturbation scores"
+    )
+    sp.add_argument(
+        "--embeddings", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: a model's cache"
+    )
+    sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
+    sp = add("bison-figure", cmd_bison_figure, "draw BISON's Figure 6, 9 or 14 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure6", "figure9", "figure14"))
+    sp.add_argument("--data", required=True, help="the figure's table (bison-figure-data)")
+    sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
+    sp.add_argument("--dpi", type=positive_int, default=150)
+    sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
