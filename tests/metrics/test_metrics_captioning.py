@@ -11,7 +11,14 @@ from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
 
 from itmbench.errors import InputError
-from itmbench.metrics.captioning import caption_metric_scores, java_available, ptb_tokenize
+from itmbench.metrics.captioning import (
+    bleu4_from_statistics,
+    bleu4_statistics,
+    caption_metric_scores,
+    corpus_bleu4,
+    java_available,
+    ptb_tokenize,
+)
 
 NEEDS_JAVA = pytest.mark.skipif(not java_available(), reason="METEOR and PTBTokenizer run in Java: no `java` on PATH")
 
@@ -47,6 +54,22 @@ def test_bleu4_worked_example_by_hand() -> None:
     # brevity penalty: candidate a b c d against a b c d e f -> exp(1 - 6/4), all precisions 1
     short = caption_metric_scores("bleu4", ["a b c d"], [["a b c d e f"]])[0]
     assert short == pytest.approx(math.exp(1 - 6 / 4), rel=1e-8)
+
+
+def test_corpus_bleu4_from_summed_statistics_equals_pycocoevalcaps_on_any_resample() -> None:
+    """The bootstrap's shortcut: corpus BLEU-4 of a resample from its rows' summed statistics is pycocoevalcap's
+    corpus score of the same candidates (duplicates included), the brevity penalty and a zero count too."""
+    cands = [*CANDIDATES, "a b c d", "x"]
+    refs = [*REFERENCES, ["a b c d e f"], ["y z"]]
+    stats = bleu4_statistics(cands, refs)
+    assert stats.shape == (6, 10) and stats.dtype == np.int64
+    assert bleu4_from_statistics(stats.sum(axis=0)) == corpus_bleu4(cands, refs)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        sample = rng.integers(0, len(cands), len(cands))
+        expected = corpus_bleu4([cands[i] for i in sample], [refs[i] for i in sample])
+        assert bleu4_from_statistics(stats[sample].sum(axis=0)) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert bleu4_from_statistics(stats[[5]].sum(axis=0)) == pytest.approx(corpus_bleu4(["x"], [["y z"]]), abs=1e-15)
 
 
 def test_cider_d_idf_is_over_the_entries_of_one_call() -> None:

@@ -31,6 +31,7 @@ of examples.
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from collections.abc import Sequence
@@ -181,6 +182,44 @@ def corpus_bleu4(candidates: Sequence[str], references: Sequence[Sequence[str]])
     res = {i: [cand] for i, cand in enumerate(candidates)}
     corpus, _ = Bleu(4).compute_score(gts, res, verbose=0)
     return float(corpus[3])
+
+
+def bleu4_statistics(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """Each candidate's BLEU sufficient statistics as pycocoevalcap counts them (its own n-gram cooking and
+    'closest' reference length): one row per candidate of testlen, reflen, guess[1..4], correct[1..4] (int64).
+
+    Corpus BLEU-4 is a function of their column sums (`bleu4_from_statistics`), so a bootstrap over
+    candidates resamples rows and sums instead of re-cooking every n-gram of every resample.
+    """
+    import numpy as np
+    from pycocoevalcap.bleu.bleu_scorer import BleuScorer
+
+    if len(candidates) != len(references) or not candidates:
+        raise ValueError(f"{len(candidates)} candidates, {len(references)} reference sets; expected equal and some")
+    scorer = BleuScorer(n=4)
+    for cand, refs in zip(candidates, references):
+        scorer += (cand, list(refs))
+    rows = []
+    for comps in scorer.ctest:
+        reflen = scorer._single_reflen(comps["reflen"], "closest", comps["testlen"])
+        rows.append([comps["testlen"], reflen, *comps["guess"], *comps["correct"]])
+    return np.asarray(rows, dtype=np.int64)
+
+
+def bleu4_from_statistics(totals: np.ndarray) -> float:
+    """Corpus BLEU-4 from summed `bleu4_statistics` columns, with pycocoevalcap's arithmetic (its tiny and small
+    guards, brevity penalty on the summed lengths): equal to `corpus_bleu4` of the same candidates."""
+    small, tiny = 1e-9, 1e-15
+    testlen, reflen = float(totals[0]), float(totals[1])
+    guess, correct = totals[2:6], totals[6:10]
+    bleu = 1.0
+    for k in range(4):
+        bleu *= float(correct[k] + tiny) / (guess[k] + small)
+    score = bleu ** (1.0 / 4)
+    ratio = (testlen + tiny) / (reflen + small)
+    if ratio < 1:
+        score *= math.exp(1 - 1 / ratio)
+    return float(score)
 
 
 def _meteor_scores(gts: dict[int, list[str]], res: dict[int, list[str]]) -> list[float]:

@@ -24,7 +24,14 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import InputError
-from itmbench.metrics.captioning import METRIC_NAMES, caption_metric_scores, corpus_bleu4, ptb_tokenize
+from itmbench.metrics.captioning import (
+    METRIC_NAMES,
+    bleu4_from_statistics,
+    bleu4_statistics,
+    caption_metric_scores,
+    corpus_bleu4,
+    ptb_tokenize,
+)
 from itmbench.metrics.intervals import bootstrap_interval
 from itmbench.papers.world_cells import metric_entry
 
@@ -59,12 +66,12 @@ def metric_cells(
     for metric in metrics:
         if metric == "bleu4":
             value = corpus_bleu4(candidates, references)
-            rows = np.arange(len(candidates))
+            stats = bleu4_statistics(candidates, references)  # corpus BLEU of a resample: its rows' sums
 
-            def statistic(sample: np.ndarray) -> float:
-                return corpus_bleu4([candidates[i] for i in sample], [references[i] for i in sample])
+            def statistic(sample: np.ndarray, stats: np.ndarray = stats) -> float:
+                return bleu4_from_statistics(stats[sample].sum(axis=0))
 
-            lo, hi = bootstrap_interval(rows, statistic, n_boot, seed, confidence)
+            lo, hi = bootstrap_interval(np.arange(len(candidates)), statistic, n_boot, seed, confidence)
         else:
             per_image = caption_metric_scores(metric, candidates, references)
             value = float(per_image.mean())
