@@ -519,3 +519,46 @@ def test_summarize_is_the_mean_of_directions_with_intervals(cxc_tables, tmp_path
     assert eccv_score.summarize(scores, n_boot=100, seed=4) == summary
     no_cxc = eccv_score.summarize(scores.drop(columns=[c for c in scores.columns if c.startswith("cxc_")]), n_boot=50)
     assert "cxc_r1" not in no_cxc["metrics"]
+
+
+def test_coco_1k_folds_are_five_consecutive_fifths_of_the_images_with_their_captions(world, tables):
+    image_fold, caption_fold = eccv_score.coco_1k_folds(tables)
+    img, cap = _ids(tables)
+    assert image_fold.value_counts().sort_index().tolist() == [32] * 5  # 160 images
+    assert np.all(np.diff(image_fold.loc[np.sort(img)].to_numpy()) >= 0)  # world captions follow image ids
+    own = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
+    assert all(caption_fold[c] == image_fold[own[c]] for c in cap)
+
+
+def test_coco_1k_recalls_and_rsum_match_a_naive_per_fold_ranking(world, tables, tmp_path):
+    cache = _random_cache(tables, tmp_path, seed=5)
+    scores = eccv_score.score_dual(tables, cache)
+    img, cap = _ids(tables)
+    own = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
+    folds = np.array_split(np.sort(img), 5)  # naive: consecutive fifths of the sorted image ids
+    expected = {}
+    for f_imgs in folds:
+        f_caps = np.array([c for c in cap if own[c] in set(f_imgs)])
+        sims = cache.get("image", f_imgs) @ cache.get("caption", f_caps).T
+        for r, i in enumerate(f_imgs):
+            ranked = f_caps[np.argsort(-sims[r], kind="stable")]
+            first = min(np.flatnonzero([own[c] == i for c in ranked]))
+            expected[(I2T, int(i))] = first
+        for r, c in enumerate(f_caps):
+            ranked = f_imgs[np.argsort(-sims[:, r], kind="stable")]
+            expected[(T2I, int(c))] = int(np.flatnonzero(ranked == own[c])[0])
+    for row in scores.itertuples():
+        first = expected[(row.direction, int(row.query_id))]
+        for k in (1, 5, 10):
+            assert getattr(row, f"coco_1k_r{k}") == float(first < k)
+    summary = eccv_score.summarize(scores, n_boot=50)["metrics"]
+    naive = {
+        d: {k: 100 * np.mean([v < k for (dd, _), v in expected.items() if dd == d]) for k in (1, 5, 10)}
+        for d in (I2T, T2I)
+    }
+    assert summary["coco_1k_r1"]["value"] == pytest.approx((naive[I2T][1] + naive[T2I][1]) / 2)
+    assert summary["coco_1k_rsum"]["value"] == pytest.approx(sum(naive[d][k] for d in naive for k in (1, 5, 10)))
+    assert summary["coco_1k_rsum"]["lo"] <= summary["coco_1k_rsum"]["value"] <= summary["coco_1k_rsum"]["hi"]
+    assert "coco_1k_rsum_part" not in summary and "coco_1k_rsum_part_i2t" not in summary
+    # a fold's gallery is a fifth of the split: R@1 in 1K is at least as high as in 5K for the same ranking
+    assert summary["coco_1k_r1"]["value"] >= summary["original_r1"]["value"]
