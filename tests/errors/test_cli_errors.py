@@ -135,7 +135,7 @@ def _option_cases() -> list[tuple[str, str, str]]:
                 cases += [(name, option, v) for v in BAD_VALUES[action.type]]
             elif getattr(action.type, "__name__", "").startswith("NAME="):
                 cases += [(name, option, "noequals"), (name, option, "=value")]
-                if name == "build-benchmark":
+                if name == "build-benchmark" and option == "--dep":  # --annotator-embeddings: any model name
                     cases.append((name, option, "nosuch=dir"))
             if action.nargs == "+" and action.type is _args.positive_int:
                 cases.append((name, option, ""))  # an empty list (--ks with no K)
@@ -339,6 +339,12 @@ RUNTIME_NAMES = {
     + ["--items", "{tiny}/items", "--out", "{out}", "--train", "{}", "--history", "{out}.json"],
     "score-predictions:unknown-positive-set": ["score-predictions", "ranked", "{tiny}/ranks.parquet"]
     + ["--positives", "{tiny}/retrieval/positives.parquet", "--positive-set", "nosuch"],
+    "build-benchmark:annotators-for-a-benchmark-without": ["build-benchmark", "--name", "retrieval"]
+    + ["--items", "{tiny}/items", "--world", json.dumps(TINY_WORLD), "--config", "{}", "--out", "{out}"]
+    + ["--annotator-embeddings", "clip={tiny}/emb.npz"],
+    "build-benchmark:missing-annotator-embeddings": ["build-benchmark", "--name", "eccv", "--items", "{tiny}/items"]
+    + ["--world", json.dumps(TINY_WORLD), "--config", "{}", "--out", "{out}"]
+    + ["--annotator-embeddings", "clip={tiny}/nosuch.npz"],
 }
 RUNTIME_NAMED = {
     "claims:paper-without-claims": "sugarcrepe",
@@ -347,6 +353,8 @@ RUNTIME_NAMED = {
     "train:unknown-family": "nosuch",
     "train:unknown-trainer": "nosuch",
     "score-predictions:unknown-positive-set": "nosuch",
+    "build-benchmark:annotators-for-a-benchmark-without": "retrieval",
+    "build-benchmark:missing-annotator-embeddings": "nosuch.npz",
 }
 
 

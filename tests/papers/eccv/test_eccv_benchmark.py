@@ -24,7 +24,7 @@ from itmbench.world.scene import SHAPES, relation_holds
 from itmbench.world.truth import caption_fits
 
 WCFG = replace(make_config(WorldConfig), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
-CFG = make_config(EccvConfig)
+CFG = make_config(EccvConfig, annotator_source="world")  # the simulated oracles; model annotators below
 I2T, T2I = "image_to_caption", "caption_to_image"
 
 
@@ -354,6 +354,40 @@ def test_any_list_of_scorers_can_annotate(world, tables):
 
     with pytest.raises(ValueError, match="annotator 'broken'.*shape"):
         eccv_build.build(world, CFG, annotators=[eccv_build.MachineAnnotator("broken", wrong_shape)], world_cfg=WCFG)
+
+
+def test_models_annotate_by_their_cached_embeddings_by_default(world, tables, tmp_path):
+    """The paper's MITL (the default): each model proposes the top-k of its embeddings' dot products."""
+    default = make_config(EccvConfig)
+    assert default.annotator_source == "models" and len(default.annotator_models) == 5
+    img, cap = _ids(tables)
+    rng = np.random.default_rng(7)
+    paths = {}
+    for name in ("m_a", "m_b"):
+        (tmp_path / name).mkdir()
+        _cache(tmp_path / name, img, rng.normal(size=(len(img), 16)), cap, rng.normal(size=(len(cap), 16)))
+        paths[name] = tmp_path / name / "emb.npz"
+    cfg = make_config(EccvConfig, annotator_models=["m_a", "m_b"])
+    built = eccv_build.build(world, cfg, world_cfg=WCFG, annotator_embeddings=paths)
+    ann = built["annotations"]
+    assert set(ann["annotator"]) == {"m_a", "m_b"}
+    pd.testing.assert_frame_equal(built["queries"], tables["queries"])  # the queries do not depend on annotators
+    for name, path in paths.items():
+        cache = EmbeddingCache(path)
+        for direction, q_kind, g_ids in ((I2T, "image", cap), (T2I, "caption", img)):
+            g_kind = "caption" if q_kind == "image" else "image"
+            sub = ann[(ann["annotator"] == name) & (ann["direction"] == direction)]
+            for q in sub["query_id"].unique()[:10]:  # naive: the full ranking's first k
+                sims = cache.get(q_kind, np.array([q])) @ cache.get(g_kind, g_ids).T
+                expected = g_ids[np.argsort(-sims[0], kind="stable")[: cfg.top_k]]
+                got = sub[sub["query_id"] == q].sort_values("proposal_rank")["candidate_id"].to_numpy()
+                np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match=r"missing \['m_b'\]"):
+        eccv_build.build(world, cfg, world_cfg=WCFG, annotator_embeddings={"m_a": paths["m_a"]})
+    with pytest.raises(ValueError, match="annotator_source is 'world'"):
+        eccv_build.build(world, CFG, world_cfg=WCFG, annotator_embeddings=paths)
+    with pytest.raises(ValueError, match="annotator_source"):
+        make_config(EccvConfig, annotator_source="oracle")
 
 
 # ----------------------------------------------------------------------------------------------
