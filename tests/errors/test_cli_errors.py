@@ -77,6 +77,10 @@ INPUTS: dict[str, list[str]] = {
     "cxc-figure-data": ["--figure", "figure3", "--raw", "{in}", "--out-csv", "{out}.csv"],
     "cxc-encoder-sts": ["--scores", "{in}", "--out-points", "{out}.points.csv", "--out-csv", "{out}.csv"],
     "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
+    "eccv-appendix-e": ["--bench", "{in}", "--scores", "clip={in}", "--out-table", "{out}.csv"]
+    + ["--out-bias", "{out}-bias.csv"],
+    "eccv-annotator-ranks": ["{in}", "--out-csv", "{out}.csv"],
+    "eccv-figure": ["--figure", "figureE2", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],

@@ -34,3 +34,40 @@ def get_bench_annotator_flags(wildcards):
 
 
 eccv_annotator_models()  # a model named in eccv.annotator_models that cannot annotate fails at load
+
+
+# --- appendix E: Table E.1 and Figures E.2/E.3 (workflow/rules/eccv.smk) -----------------------------------
+
+
+def eccv_evaluated_models():
+    """The models Table E.1 scores: eccv.annotator_models (the annotators themselves, the paper's rows)."""
+    return list(config["eccv"]["annotator_models"])
+
+
+def eccv_annotator_names():
+    """The names in the build's annotations table: the models, or the simulated oracles."""
+    section = config["eccv"]
+    return list(section["annotator_models"] if section["annotator_source"] == "models" else section["annotators"])
+
+
+def get_eccv_evaluated_scores(wildcards):
+    return [f"{RESULTS}/scores/eccv/{m}.parquet" for m in eccv_evaluated_models()]
+
+
+def get_eccv_evaluated_flags(wildcards, input):
+    """--scores MODEL=PATH and --annotator NAME (in order) of Table E.1's command."""
+    scores = [f"--scores {m}={p}" for m, p in zip(eccv_evaluated_models(), input.scores)]
+    return " ".join(scores + [f"--annotator {a}" for a in eccv_annotator_names()])
+
+
+def get_eccv_annotator_flags(wildcards):
+    return " ".join(f"--annotator {m}" for m in eccv_evaluated_models())
+
+
+def get_eccv_metrics(wildcards):
+    return expand(f"{RESULTS}/metrics/eccv/{{model}}.json", model=scored_models("eccv"))
+
+
+def get_eccv_score_settings(wildcards):
+    score = config["score"]
+    return f"--n-boot {score['n_boot']} --seed {score['seed']} --confidence {score['confidence']}"

@@ -63,3 +63,76 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[str, str]):
     """The paper's world figure `stem` as a matplotlib Figure."""
     return eccv_figure(metrics, rows, kinds)
+
+
+# --- appendix E: drawn from the tables `itmbench eccv-appendix-e` and `eccv-annotator-ranks` wrote -------------
+
+APPENDIX_FIGURES: dict[str, tuple[str, ...]] = {
+    "figureE2": ("direction", "metric", "quantity", "size", "value", "lo", "hi"),
+    "figureE3": ("model", "annotator", "rank_r1", "rank_map_at_r", "column"),
+}
+
+
+def figure_e2(frame, source: str):
+    """Fig. E.2: B, self-bias and non-self-bias against the number of annotators, a panel per direction x metric."""
+    from itmbench.papers.eccv.bias import BIAS_QUANTITIES, block_label
+
+    blocks = list(dict.fromkeys(zip(frame["direction"], frame["metric"])))
+    fig, axes = new_figure(3.2 * len(blocks), 3.2, ncols=len(blocks))
+    for ax, (direction, metric) in zip(axes[0], blocks):
+        part = frame[(frame["direction"] == direction) & (frame["metric"] == metric)]
+        for i, (quantity, label) in enumerate(BIAS_QUANTITIES.items()):
+            q = part[part["quantity"] == quantity].sort_values("size")
+            y = q["value"].to_numpy(float)
+            err = np.vstack([y - q["lo"].to_numpy(float), q["hi"].to_numpy(float) - y])
+            ax.errorbar(q["size"], y, yerr=np.nan_to_num(err), marker="o", capsize=2, label=label, color=COLOURS[i])
+        ax.set_title(block_label(direction, metric), fontsize=9)
+        ax.set_xlabel("annotators |Θ|")
+        ax.set_xticks(sorted(set(part["size"])))
+    axes[0, 0].set_ylabel("bias (points)")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"ECCV Caption Figure E.2 ({source}): number of annotators vs bias", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def figure_e3(frame, source: str):
+    """Fig. E.3: each model's rank by COCO R@1 and by ECCV mAP@R, a line per model, the annotators in colour."""
+    models = frame.drop_duplicates("model")
+    r1_label = next(c for c in frame["column"] if str(c).startswith("rank by ") and "mAP@R" not in str(c))[8:]
+    fig, axes = new_figure(4.6, 0.35 * len(models) + 1.6)
+    ax = axes[0, 0]
+    for m in models.itertuples(index=False):
+        annotator = str(m.annotator).lower() == "true"
+        colour = COLOURS[3] if annotator else "#999999"
+        ax.plot([0, 1], [m.rank_r1, m.rank_map_at_r], marker="o", color=colour, lw=2 if annotator else 1)
+        ax.text(-0.05, m.rank_r1, m.model, ha="right", va="center", fontsize=8, color=colour)
+        ax.text(1.05, m.rank_map_at_r, m.model, ha="left", va="center", fontsize=8, color=colour)
+    ax.set_xlim(-0.8, 1.8)
+    ax.set_xticks([0, 1], [f"rank by {r1_label}", "rank by ECCV mAP@R"])
+    ax.invert_yaxis()
+    ax.set_ylabel("rank (1 = best)")
+    ax.set_title(f"ECCV Caption Figure E.3 ({source}): annotators (red) among all models", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def write_appendix_figure(stem: str, data, out_png, source: str, dpi: int = 150):
+    """Draw Figure E.2 or E.3 from its computed table and write <out_png> and the PDF beside it."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from itmbench.errors import InputError, reading
+    from itmbench.papers.figures import figure_style, write_figure
+
+    if stem not in APPENDIX_FIGURES:
+        raise InputError(f"unknown ECCV appendix figure {stem!r}; expected one of {sorted(APPENDIX_FIGURES)}")
+    with reading(data):
+        frame = pd.read_csv(data, keep_default_na=False, na_values=[""])
+    missing = [c for c in APPENDIX_FIGURES[stem] if c not in frame.columns]
+    if missing or frame.empty:
+        raise InputError(f"{data}: columns {missing} missing or no rows; expected the table of ECCV {stem}")
+    with figure_style():
+        fig = (figure_e2 if stem == "figureE2" else figure_e3)(frame, source)
+        return write_figure(fig, Path(out_png).with_suffix(""), dpi)
