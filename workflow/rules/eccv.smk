@@ -1,6 +1,7 @@
 # ECCV Caption's appendix E in the world: the benchmark rebuilt with each subset of its machine annotators and
-# scored (Table E.1, Figure E.2's numbers), the annotators' ranks among all models (Figure E.3's numbers), and
-# the two figures drawn from those tables by their own rule (restyling never recomputes).
+# scored (Table E.1, Figure E.2's numbers), the annotators' ranks among all models (Figure E.3's numbers) and
+# every model's rank under each metric (Figure 5's), and the figures drawn from those tables by their own rule
+# (restyling never recomputes).
 
 
 rule eccv_appendix_e:
@@ -40,6 +41,9 @@ rule eccv_annotator_ranks:
         csv=f"{RESULTS}/tables/eccv/figureE3.csv",
         md=f"{RESULTS}/tables/eccv/figureE3.md",
         tex=f"{RESULTS}/tables/eccv/figureE3.tex",
+        ranks_csv=f"{RESULTS}/tables/eccv/figure5.csv",
+        ranks_md=f"{RESULTS}/tables/eccv/figure5.md",
+        ranks_tex=f"{RESULTS}/tables/eccv/figure5.tex",
     params:
         kinds=get_model_kinds(),
         annotators=get_eccv_annotator_flags,
@@ -55,7 +59,7 @@ rule eccv_annotator_ranks:
         ENV
     shell:
         "itmbench eccv-annotator-ranks {input} --kinds {params.kinds:q} {params.annotators} "
-        "--source {params.source} --out-csv {output.csv} > {log} 2>&1"
+        "--source {params.source} --out-csv {output.csv} --out-ranks {output.ranks_csv} > {log} 2>&1"
 
 
 rule eccv_figure:
@@ -65,7 +69,7 @@ rule eccv_figure:
         png=f"{RESULTS}/figures/eccv/{{eccv_figure}}.png",
         pdf=f"{RESULTS}/figures/eccv/{{eccv_figure}}.pdf",
     wildcard_constraints:
-        eccv_figure="figureE2|figureE3",
+        eccv_figure="figure5|figureE2|figureE3",
     params:
         source=SOURCE,
         dpi=config["report"]["dpi"],

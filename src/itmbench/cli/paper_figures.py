@@ -236,11 +236,12 @@ def cmd_eccv_appendix_e(args: argparse.Namespace) -> None:
 
 
 def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
-    """ECCV Figure E.3's numbers: each image-text model's rank by COCO R@1 and by ECCV mAP@R, annotators marked."""
+    """ECCV Figure E.3's numbers (each image-text model's rank by COCO R@1 and by ECCV mAP@R, annotators marked)
+    and, with --out-ranks, Figure 5's (every model's rank under each metric)."""
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.papers.eccv import bias
-    from itmbench.papers.eccv.tables import eccv_table5_models
+    from itmbench.papers.eccv.tables import eccv_table5_models, model_ranks_long
     from itmbench.papers.world_cells import read_world_metrics
     from itmbench.report.tables import write_table
 
@@ -258,7 +259,17 @@ def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
         for m in models
     }
     out = Path(args.out_csv)
-    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+    ranks = Path(args.out_ranks) if args.out_ranks else None
+    files = [p.with_suffix(x) for p in (out, ranks) if p is not None for x in (".csv", ".md", ".tex")]
+    with output_set(files=files):
+        if ranks is not None:
+            write_table(
+                model_ranks_long(metrics, args.kinds),
+                ranks.with_suffix(""),
+                f"ECCV Caption Figure 5 ({args.source}): each image-text model's rank (1 = best) under each metric",
+                row_header="model",
+                decimals=0,
+            )
         write_table(
             bias.annotator_ranks(values, args.annotators, r1_label),
             out.with_suffix(""),
@@ -270,7 +281,7 @@ def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
 
 
 def cmd_eccv_figure(args: argparse.Namespace) -> None:
-    """Draw ECCV's Figure E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
+    """Draw ECCV's Figure 5, E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
     from itmbench.io import output_set
     from itmbench.papers.eccv.figures import write_appendix_figure
 
@@ -303,9 +314,10 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--kinds", type=model_kinds, default={}, help='{"model": "contrastive|chance|...", ...}')
     sp.add_argument("--annotator", dest="annotators", action="append", default=[], help="an annotator model (repeat)")
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of the metrics (titles)")
-    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
-    sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure E.2 or E.3 from its computed table")
-    sp.add_argument("--figure", required=True, choices=("figureE2", "figureE3"))
+    sp.add_argument("--out-csv", required=True, help="Figure E.3's table CSV; .md and .tex are written beside it")
+    sp.add_argument("--out-ranks", default=None, help="Figure 5's table CSV (the models' ranks under each metric)")
+    sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 5, E.2 or E.3 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure5", "figureE2", "figureE3"))
     sp.add_argument("--data", required=True, help="the figure's table (eccv-appendix-e, eccv-annotator-ranks)")
     sp.add_argument("--source", required=True, choices=SOURCES, help="whose numbers the figure shows (its title)")
     sp.add_argument("--dpi", type=positive_int, default=150)

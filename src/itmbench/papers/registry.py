@@ -267,8 +267,8 @@ PAPERS: dict[str, Paper] = {
         ("ranking",),
         row_headers={"Table 5": "metric"},
         has_statistics=True,
-        data_figures=("figureE2", "figureE3"),
-        data_tables=("tableE1", "figureE2", "figureE3"),
+        data_figures=("figure5", "figureE2", "figureE3"),
+        data_tables=("tableE1", "figureE2", "figureE3", "figure5"),
     ),
     "bivlc": Paper(
         "bivlc",

@@ -208,7 +208,36 @@ def test_annotator_ranks_command_reads_metrics_and_the_figure_draws_them(tmp_pat
         paths.append(str(path))
     out = tmp_path / "figureE3.csv"
     kinds = json.dumps({"random": "chance"})
-    assert main(["eccv-annotator-ranks", *paths, "--kinds", kinds, "--annotator", "vse", "--out-csv", str(out)]) == 0
+    fig5 = tmp_path / "figure5.csv"
+    argv = ["eccv-annotator-ranks", *paths, "--kinds", kinds, "--annotator", "vse", "--out-csv", str(out)]
+    assert main([*argv, "--out-ranks", str(fig5)]) == 0
+    ranks = pd.read_csv(fig5)
+    # Figure 5: every Table 5 metric the models have, ranked; naive: sort the values by hand
+    by_map = ranks[ranks["metric"] == "ECCV mAP@R"].set_index("model")["rank"].to_dict()
+    assert by_map == {"vse": 1, "de_i2t": 2, "clip": 3}
+    assert ranks[ranks["metric"] == "COCO 1K R@1"].set_index("model")["rank"].to_dict() == {
+        "clip": 1,
+        "de_i2t": 2,
+        "vse": 3,
+    }
+    assert "RSUM" not in set(ranks["metric"])  # no model has it: left out, not ranked on nothing
+    assert (
+        main(
+            [
+                "eccv-figure",
+                "--figure",
+                "figure5",
+                "--data",
+                str(fig5),
+                "--source",
+                "world",
+                "--out-png",
+                str(tmp_path / "f5.png"),
+            ]
+        )
+        == 0
+    )
+    assert (tmp_path / "f5.pdf").exists()
     table = pd.read_csv(out).drop_duplicates("model").set_index("model")
     assert "random" not in table.index  # the chance model is no image-text model
     assert table["rank_r1"].to_dict() == {"clip": 1, "de_i2t": 2, "vse": 3}

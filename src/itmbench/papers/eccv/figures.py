@@ -68,6 +68,7 @@ def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kind
 # --- appendix E: drawn from the tables `itmbench eccv-appendix-e` and `eccv-annotator-ranks` wrote -------------
 
 APPENDIX_FIGURES: dict[str, tuple[str, ...]] = {
+    "figure5": ("model", "metric", "rank"),
     "figureE2": ("direction", "metric", "quantity", "size", "value", "lo", "hi"),
     "figureE3": ("model", "annotator", "rank_r1", "rank_map_at_r", "column"),
 }
@@ -117,8 +118,27 @@ def figure_e3(frame, source: str):
     return fig
 
 
+def figure_5(frame, source: str):
+    """Fig. 5: each model's rank under each metric (printed order), a line per model."""
+    metrics = list(dict.fromkeys(frame["metric"]))
+    models = list(dict.fromkeys(frame["model"]))
+    fig, axes = new_figure(1.0 * len(metrics) + 2.5, 0.4 * len(models) + 2.2)
+    ax = axes[0, 0]
+    for i, model in enumerate(models):
+        part = frame[frame["model"] == model].set_index("metric").reindex(metrics)
+        ax.plot(range(len(metrics)), part["rank"], marker="o", color=COLOURS[i % 4], ls=("-", "--")[i // 4 % 2])
+        ax.text(len(metrics) - 0.9, part["rank"].iloc[-1], model, va="center", fontsize=8, color=COLOURS[i % 4])
+    ax.set_xticks(range(len(metrics)), metrics, rotation=45, ha="right", fontsize=8)
+    ax.set_xlim(-0.3, len(metrics) + 0.8)
+    ax.invert_yaxis()
+    ax.set_ylabel("rank (1 = best)")
+    ax.set_title(f"ECCV Caption Figure 5 ({source}): the models' rankings under each metric", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def write_appendix_figure(stem: str, data, out_png, source: str, dpi: int = 150):
-    """Draw Figure E.2 or E.3 from its computed table and write <out_png> and the PDF beside it."""
+    """Draw Figure 5, E.2 or E.3 from its computed table and write <out_png> and the PDF beside it."""
     from pathlib import Path
 
     import pandas as pd
@@ -134,5 +154,5 @@ def write_appendix_figure(stem: str, data, out_png, source: str, dpi: int = 150)
     if missing or frame.empty:
         raise InputError(f"{data}: columns {missing} missing or no rows; expected the table of ECCV {stem}")
     with figure_style():
-        fig = (figure_e2 if stem == "figureE2" else figure_e3)(frame, source)
+        fig = {"figure5": figure_5, "figureE2": figure_e2, "figureE3": figure_e3}[stem](frame, source)
         return write_figure(fig, Path(out_png).with_suffix(""), dpi)

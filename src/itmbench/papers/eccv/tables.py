@@ -273,3 +273,22 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         f"({', '.join(eccv_table5_models(metrics, kinds))}) by each pair of metrics, no interval; "
         "COCO 1K = 5 folds of a fifth of the world's test split.",
     }
+
+
+# --- Figure 5: the rankings of the models under each metric ----------------------------------------------
+
+
+def model_ranks_long(metrics: WorldMetrics, kinds: Mapping[str, str]) -> pd.DataFrame:
+    """ECCV Figure 5's numbers: each image-text model's rank (1 = best, ties share the best) under each Table 5
+    metric that every ranked model has, printed order; a long table with the extra columns model, metric, rank."""
+    ranked = eccv_table5_models(metrics, kinds)
+    if len(ranked) < 2:
+        raise ValueError(f"ECCV Figure 5 ranks need two or more image-text models; got {ranked}")
+    docs = metrics["eccv"]
+    records = []
+    for metric in eccv_table5_columns(metrics, ranked):
+        values = pd.Series({m: float(docs[m]["metrics"][ECCV_TABLE5_WORLD[metric]]["value"]) for m in ranked})
+        ranks = values.rank(ascending=False, method="min").astype(int)
+        records += [(m, metric, float(ranks[m]), m, metric, int(ranks[m]), values[m]) for m in ranked]
+    long = pd.DataFrame.from_records(records, columns=["row", "column", "value", "model", "metric", "rank", "score"])
+    return long.assign(lo=np.nan, hi=np.nan)[["row", "column", "value", "lo", "hi", "model", "metric", "rank", "score"]]
