@@ -171,12 +171,14 @@ def table_e1_long(cells: pd.DataFrame, annotators: Sequence[str], published: pd.
             block = block_label(direction, metric)
             part = keep[(keep["direction"] == direction) & (keep["metric"] == metric)]
             for r in part.itertuples(index=False):
-                records.append((f"{block}: {r.model}", r.subset, r.value, r.lo, r.hi, "world"))
+                records.append((f"{block}: {r.model}", r.subset, r.value, r.lo, r.hi, "world", ""))
     if published is not None:
         printed = published[published["table"] == "Table E.1"]
         for r in printed.itertuples(index=False):
-            records.append((f"published {r.block}: {r.row}", r.column, float(r.value), np.nan, np.nan, "published"))
-    return pd.DataFrame.from_records(records, columns=["row", "column", "value", "lo", "hi", "source"])
+            value = float(r.value)  # as printed (one decimal), not as a count
+            row = f"published {r.block}: {r.row}"
+            records.append((row, r.column, value, np.nan, np.nan, "published", f"{value:.{int(r.decimals)}f}"))
+    return pd.DataFrame.from_records(records, columns=["row", "column", "value", "lo", "hi", "source", "note"])
 
 
 def figure_e2_long(bias: pd.DataFrame) -> pd.DataFrame:
