@@ -101,19 +101,23 @@ def figure_e3(frame, source: str):
     """Fig. E.3: each model's rank by COCO R@1 and by ECCV mAP@R, a line per model, the annotators in colour."""
     models = frame.drop_duplicates("model")
     r1_label = next(c for c in frame["column"] if str(c).startswith("rank by ") and "mAP@R" not in str(c))[8:]
-    fig, axes = new_figure(4.6, 0.35 * len(models) + 1.6)
+    fig, axes = new_figure(6.4, 0.35 * len(models) + 1.8)
     ax = axes[0, 0]
+    labels: dict[tuple[int, int], list[str]] = {}  # (side, rank) -> models there (ties share a rank)
     for m in models.itertuples(index=False):
         annotator = str(m.annotator).lower() == "true"
         colour = COLOURS[3] if annotator else "#999999"
         ax.plot([0, 1], [m.rank_r1, m.rank_map_at_r], marker="o", color=colour, lw=2 if annotator else 1)
-        ax.text(-0.05, m.rank_r1, m.model, ha="right", va="center", fontsize=8, color=colour)
-        ax.text(1.05, m.rank_map_at_r, m.model, ha="left", va="center", fontsize=8, color=colour)
-    ax.set_xlim(-0.8, 1.8)
-    ax.set_xticks([0, 1], [f"rank by {r1_label}", "rank by ECCV mAP@R"])
+        labels.setdefault((0, int(m.rank_r1)), []).append(str(m.model))
+        labels.setdefault((1, int(m.rank_map_at_r)), []).append(str(m.model))
+    for (side, rank), names in labels.items():
+        x, ha = (-0.05, "right") if side == 0 else (1.05, "left")
+        ax.text(x, rank, ", ".join(names), ha=ha, va="center", fontsize=8)
+    ax.set_xlim(-1.0, 2.0)
+    ax.set_xticks([0, 1], [f"rank by\n{r1_label}", "rank by\nECCV mAP@R"])
     ax.invert_yaxis()
     ax.set_ylabel("rank (1 = best)")
-    ax.set_title(f"ECCV Caption Figure E.3 ({source}): annotators (red) among all models", fontsize=9)
+    ax.set_title(f"ECCV Caption Figure E.3 ({source}): the annotators (red) among all models", fontsize=9)
     fig.tight_layout()
     return fig
 
