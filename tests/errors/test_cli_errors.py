@@ -80,6 +80,7 @@ INPUTS: dict[str, list[str]] = {
     "eccv-appendix-e": ["--bench", "{in}", "--scores", "clip={in}", "--out-table", "{out}.csv"]
     + ["--out-bias", "{out}-bias.csv"],
     "eccv-annotator-ranks": ["{in}", "--out-csv", "{out}.csv"],
+    "eccv-positives-per-query": ["--bench", "{in}", "--out-csv", "{out}.csv"],
     "eccv-figure": ["--figure", "figureE2", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],

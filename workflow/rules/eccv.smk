@@ -62,6 +62,30 @@ rule eccv_annotator_ranks:
         "--source {params.source} --out-csv {output.csv} --out-ranks {output.ranks_csv} > {log} 2>&1"
 
 
+rule eccv_positives_per_query:
+    input:
+        bench=f"{DATA}/eccv/items.parquet",
+    output:
+        csv=f"{RESULTS}/tables/eccv/figure3.csv",
+        md=f"{RESULTS}/tables/eccv/figure3.md",
+        tex=f"{RESULTS}/tables/eccv/figure3.tex",
+    params:
+        bench_dir=dir_of_input("bench"),
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/eccv_positives_per_query.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_positives_per_query.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-positives-per-query --bench {params.bench_dir} --source {params.source} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
 rule eccv_figure:
     input:
         data=f"{RESULTS}/tables/eccv/{{eccv_figure}}.csv",
@@ -69,7 +93,7 @@ rule eccv_figure:
         png=f"{RESULTS}/figures/eccv/{{eccv_figure}}.png",
         pdf=f"{RESULTS}/figures/eccv/{{eccv_figure}}.pdf",
     wildcard_constraints:
-        eccv_figure="figure5|figureE2|figureE3",
+        eccv_figure="figure3|figure5|figureE2|figureE3",
     params:
         source=SOURCE,
         dpi=config["report"]["dpi"],

@@ -1,5 +1,5 @@
 """`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `eccv-appendix-e`,
-`eccv-annotator-ranks`, `eccv-figure`: the papers' figures and tables
+`eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-figure`: the papers' figures and tables
 computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
@@ -280,8 +280,33 @@ def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
         )
 
 
+def cmd_eccv_positives_per_query(args: argparse.Namespace) -> None:
+    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import canonical
+    from itmbench.papers.eccv.tables import positives_per_query_long
+    from itmbench.report.tables import write_table
+
+    tables = canonical.read(args.bench)
+    try:
+        long = positives_per_query_long(tables)
+    except ValueError as err:
+        raise InputError(f"{args.bench}: {err}") from err
+    out = Path(args.out_csv)
+    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+        write_table(
+            long,
+            out.with_suffix(""),
+            f"ECCV Caption Figure 3(a) ({args.source}): ECCV queries (cells) by their number of positives (rows) under "
+            "each set of positives and direction (columns)",
+            row_header="positives",
+            decimals=0,
+        )
+
+
 def cmd_eccv_figure(args: argparse.Namespace) -> None:
-    """Draw ECCV's Figure 5, E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
+    """Draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
     from itmbench.io import output_set
     from itmbench.papers.eccv.figures import write_appendix_figure
 
@@ -316,8 +341,12 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of the metrics (titles)")
     sp.add_argument("--out-csv", required=True, help="Figure E.3's table CSV; .md and .tex are written beside it")
     sp.add_argument("--out-ranks", default=None, help="Figure 5's table CSV (the models' ranks under each metric)")
-    sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 5, E.2 or E.3 from its computed table")
-    sp.add_argument("--figure", required=True, choices=("figure5", "figureE2", "figureE3"))
+    sp = add("eccv-positives-per-query", cmd_eccv_positives_per_query, "ECCV Figure 3(a)'s numbers")
+    sp.add_argument("--bench", required=True, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure3", "figure5", "figureE2", "figureE3"))
     sp.add_argument("--data", required=True, help="the figure's table (eccv-appendix-e, eccv-annotator-ranks)")
     sp.add_argument("--source", required=True, choices=SOURCES, help="whose numbers the figure shows (its title)")
     sp.add_argument("--dpi", type=positive_int, default=150)

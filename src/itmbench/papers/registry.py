@@ -267,8 +267,8 @@ PAPERS: dict[str, Paper] = {
         ("ranking",),
         row_headers={"Table 5": "metric"},
         has_statistics=True,
-        data_figures=("figure5", "figureE2", "figureE3"),
-        data_tables=("tableE1", "figureE2", "figureE3", "figure5"),
+        data_figures=("figure3", "figure5", "figureE2", "figureE3"),
+        data_tables=("figure3", "tableE1", "figureE2", "figureE3", "figure5"),
     ),
     "bivlc": Paper(
         "bivlc",

@@ -596,3 +596,22 @@ def test_coco_1k_recalls_and_rsum_match_a_naive_per_fold_ranking(world, tables, 
     assert "coco_1k_rsum_part" not in summary and "coco_1k_rsum_part_i2t" not in summary
     # a fold's gallery is a fifth of the split: R@1 in 1K is at least as high as in 5K for the same ranking
     assert summary["coco_1k_r1"]["value"] >= summary["original_r1"]["value"]
+
+
+def test_figure3a_counts_queries_by_positives_as_a_naive_recount(cxc_tables):
+    from itmbench.papers.eccv.tables import positives_per_query_long
+
+    long = positives_per_query_long(cxc_tables)
+    pos, queries = cxc_tables["positives"], cxc_tables["queries"]
+    for direction, short, qcol in ((I2T, "i2t", "image_id"), (T2I, "t2i", "caption_id")):
+        q_ids = queries.loc[queries["direction"] == direction, "query_id"].tolist()
+        for source in ("eccv", "cxc", "original"):
+            sub = pos[(pos["source"] == source) & (pos["direction"] == direction)]
+            naive = [int((sub[qcol] == q).sum()) for q in q_ids]
+            col = long[long["column"] == f"{source} {short}"]
+            assert col["value"].sum() == len(q_ids)
+            for n, v in zip(col["n_positives"], col["value"], strict=True):
+                assert v == naive.count(n)
+    eccv_mean = long[long["column"] == "eccv t2i"].eval("n_positives * value").sum()
+    orig_mean = long[long["column"] == "original t2i"].eval("n_positives * value").sum()
+    assert eccv_mean > orig_mean  # ECCV adds positives to a caption query's one original image

@@ -68,6 +68,7 @@ def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kind
 # --- appendix E: drawn from the tables `itmbench eccv-appendix-e` and `eccv-annotator-ranks` wrote -------------
 
 APPENDIX_FIGURES: dict[str, tuple[str, ...]] = {
+    "figure3": ("direction", "source", "n_positives", "value"),
     "figure5": ("model", "metric", "rank"),
     "figureE2": ("direction", "metric", "quantity", "size", "value", "lo", "hi"),
     "figureE3": ("model", "annotator", "rank_r1", "rank_map_at_r", "column"),
@@ -122,6 +123,26 @@ def figure_e3(frame, source: str):
     return fig
 
 
+def figure_3(frame, source: str):
+    """Fig. 3(a): queries by their number of positives, a panel per direction, a line per set of positives."""
+    from itmbench.papers.eccv.bias import DIRECTION_LABELS
+
+    directions = list(dict.fromkeys(frame["direction"]))
+    fig, axes = new_figure(4.2 * len(directions), 3.2, ncols=len(directions))
+    for ax, direction in zip(axes[0], directions):
+        part = frame[frame["direction"] == direction]
+        for i, (name, rows) in enumerate(part.groupby("source", sort=False)):
+            rows = rows.sort_values("n_positives")
+            ax.plot(rows["n_positives"], rows["value"], marker=".", color=COLOURS[i % 4], label=str(name))
+        ax.set_title(f"{DIRECTION_LABELS.get(direction, direction)} queries", fontsize=9)
+        ax.set_xlabel("positives per query")
+    axes[0, 0].set_ylabel("queries")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"ECCV Caption Figure 3(a) ({source}): positives per query", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def figure_5(frame, source: str):
     """Fig. 5: each model's rank under each metric (printed order), a line per model."""
     metrics = list(dict.fromkeys(frame["metric"]))
@@ -142,7 +163,7 @@ def figure_5(frame, source: str):
 
 
 def write_appendix_figure(stem: str, data, out_png, source: str, dpi: int = 150):
-    """Draw Figure 5, E.2 or E.3 from its computed table and write <out_png> and the PDF beside it."""
+    """Draw Figure 3(a), 5, E.2 or E.3 from its computed table and write <out_png> and the PDF beside it."""
     from pathlib import Path
 
     import pandas as pd
@@ -158,5 +179,6 @@ def write_appendix_figure(stem: str, data, out_png, source: str, dpi: int = 150)
     if missing or frame.empty:
         raise InputError(f"{data}: columns {missing} missing or no rows; expected the table of ECCV {stem}")
     with figure_style():
-        fig = {"figure5": figure_5, "figureE2": figure_e2, "figureE3": figure_e3}[stem](frame, source)
+        draw = {"figure3": figure_3, "figure5": figure_5, "figureE2": figure_e2, "figureE3": figure_e3}[stem]
+        fig = draw(frame, source)
         return write_figure(fig, Path(out_png).with_suffix(""), dpi)

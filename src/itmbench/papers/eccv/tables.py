@@ -292,3 +292,37 @@ def model_ranks_long(metrics: WorldMetrics, kinds: Mapping[str, str]) -> pd.Data
         records += [(m, metric, float(ranks[m]), m, metric, int(ranks[m]), values[m]) for m in ranked]
     long = pd.DataFrame.from_records(records, columns=["row", "column", "value", "model", "metric", "rank", "score"])
     return long.assign(lo=np.nan, hi=np.nan)[["row", "column", "value", "lo", "hi", "model", "metric", "rank", "score"]]
+
+
+# --- Figure 3(a): positives per query ----------------------------------------------------------------------
+
+
+def positives_per_query_long(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """ECCV Figure 3(a)'s numbers: over the ECCV queries of each direction, how many queries have n positives
+    under each set of positives (ECCV, CxC, original), n from 0 to the largest; a long table (row = n, column =
+    '<source> <i2t|t2i>', value = queries) with the extra columns direction, source, n_positives."""
+    from itmbench.papers.eccv.canonical import I2T, SHORT
+    from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
+
+    pos, queries = tables["positives"], tables["queries"]
+    counts: dict[tuple[str, str], pd.Series] = {}
+    for direction in DIRECTIONS:
+        q_ids = queries.loc[queries["direction"] == direction, "query_id"].to_numpy()
+        qcol = "image_id" if direction == I2T else "caption_id"
+        for source in SOURCES:
+            sub = pos[(pos["source"] == source) & (pos["direction"] == direction)]
+            if sub.empty:
+                continue
+            n = sub.groupby(qcol).size().reindex(q_ids, fill_value=0)
+            counts[(direction, source)] = n.value_counts()
+    if not counts:
+        raise ValueError("eccv tables: no positives of any source; expected the positives table of a build")
+    top = int(max(int(c.index.max()) for c in counts.values()))
+    records = []
+    for n in range(top + 1):
+        for (direction, source), c in counts.items():
+            records.append((str(n), f"{source} {SHORT[direction]}", float(c.get(n, 0)), direction, source, n))
+    long = pd.DataFrame.from_records(records, columns=["row", "column", "value", "direction", "source", "n_positives"])
+    return long.assign(lo=np.nan, hi=np.nan)[
+        ["row", "column", "value", "lo", "hi", "direction", "source", "n_positives"]
+    ]
