@@ -53,7 +53,7 @@ def built(world):
         ),
         "bivlc": bivlc_build.build(world, make_config(BiVLCConfig)),
         "cxc": cxc_build.build(world, make_config(CxcConfig), world_cfg=WCFG),
-        "eccv": eccv_build.build(world, make_config(EccvConfig), world_cfg=WCFG),
+        "eccv": eccv_build.build(world, make_config(EccvConfig, annotator_source="world"), world_cfg=WCFG),
     }
 
 

@@ -79,7 +79,7 @@ def inputs(tmp_path_factory):
         "mcic": mcic_build.build(
             world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
         ),
-        "eccv": eccv_build.build(world, make_config(EccvConfig), world_cfg=WCFG),
+        "eccv": eccv_build.build(world, make_config(EccvConfig, annotator_source="world"), world_cfg=WCFG),
     }
     for name, tables in built.items():
         MODULES[name][0].write(tables, root / name)

@@ -79,6 +79,11 @@ INPUTS: dict[str, list[str]] = {
     "cxc-figure-data": ["--figure", "figure3", "--raw", "{in}", "--out-csv", "{out}.csv"],
     "cxc-encoder-sts": ["--scores", "{in}", "--out-points", "{out}.points.csv", "--out-csv", "{out}.csv"],
     "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
+    "eccv-appendix-e": ["--bench", "{in}", "--scores", "clip={in}", "--out-table", "{out}.csv"]
+    + ["--out-bias", "{out}-bias.csv"],
+    "eccv-annotator-ranks": ["{in}", "--out-csv", "{out}.csv"],
+    "eccv-positives-per-query": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "eccv-figure": ["--figure", "figureE2", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
@@ -148,7 +153,7 @@ def _option_cases() -> list[tuple[str, str, str]]:
                 cases += [(name, option, v) for v in BAD_VALUES[action.type]]
             elif getattr(action.type, "__name__", "").startswith("NAME="):
                 cases += [(name, option, "noequals"), (name, option, "=value")]
-                if name == "build-benchmark":
+                if name == "build-benchmark" and option == "--dep":  # --annotator-embeddings: any model name
                     cases.append((name, option, "nosuch=dir"))
             if action.nargs == "+" and action.type is _args.positive_int:
                 cases.append((name, option, ""))  # an empty list (--ks with no K)
@@ -352,6 +357,12 @@ RUNTIME_NAMES = {
     + ["--items", "{tiny}/items", "--out", "{out}", "--train", "{}", "--history", "{out}.json"],
     "score-predictions:unknown-positive-set": ["score-predictions", "ranked", "{tiny}/ranks.parquet"]
     + ["--positives", "{tiny}/retrieval/positives.parquet", "--positive-set", "nosuch"],
+    "build-benchmark:annotators-for-a-benchmark-without": ["build-benchmark", "--name", "retrieval"]
+    + ["--items", "{tiny}/items", "--world", json.dumps(TINY_WORLD), "--config", "{}", "--out", "{out}"]
+    + ["--annotator-embeddings", "clip={tiny}/emb.npz"],
+    "build-benchmark:missing-annotator-embeddings": ["build-benchmark", "--name", "eccv", "--items", "{tiny}/items"]
+    + ["--world", json.dumps(TINY_WORLD), "--config", "{}", "--out", "{out}"]
+    + ["--annotator-embeddings", "clip={tiny}/nosuch.npz"],
 }
 RUNTIME_NAMED = {
     "claims:paper-without-claims": "sugarcrepe",
@@ -360,6 +371,8 @@ RUNTIME_NAMED = {
     "train:unknown-family": "nosuch",
     "train:unknown-trainer": "nosuch",
     "score-predictions:unknown-positive-set": "nosuch",
+    "build-benchmark:annotators-for-a-benchmark-without": "retrieval",
+    "build-benchmark:missing-annotator-embeddings": "nosuch.npz",
 }
 
 

@@ -305,6 +305,25 @@ def test_eccv_table5_is_kendall_tau_over_the_image_text_models() -> None:
     assert _cell(out, "Table 4", "VSE++", "1K R@1", block="COCO")["status"] == "not_regenerated"
 
 
+def test_eccv_coco_1k_and_rsum_fill_table4_and_join_table5_when_every_model_has_them() -> None:
+    metrics = _metrics()
+    for model, (r1, rsum) in {"clip": (6.0, 120.0), "vse": (5.0, 130.0), "random": (0.5, 6.0)}.items():
+        doc = metrics["eccv"][model]["metrics"]
+        doc.update({"coco_1k_r1": _entry(r1, 259), "coco_1k_r5": _entry(2 * r1, 259)})
+        doc.update({"coco_1k_r10": _entry(3 * r1, 259), "coco_1k_rsum": _entry(rsum, 259)})
+    out = world_comparison("eccv", metrics, {"clip": "CLIP ViT-B/32", "vse": "VSE++"}, {"random": "chance"})
+    assert _cell(out, "Table 4", "VSE++", "1K R@1", block="COCO")["value"] == 5.0
+    rsum = _cell(out, "Table 4", "VSE++", "RSUM", block="COCO")
+    assert rsum["value"] == 130.0 and rsum["status"] == "compared"
+    # clip > vse by 1K R@1, vse > clip by RSUM: tau = -1 over the two image-text models
+    assert _cell(out, "Table 5", "COCO 1K R@1", "RSUM")["value"] == -1.0
+    assert _cell(out, "Table 5", "COCO 1K R@1", "ECCV R@1")["value"] == -1.0
+    del metrics["eccv"]["vse"]["metrics"]["coco_1k_rsum"]  # one model lacks it: RSUM leaves Table 5 only
+    out = world_comparison("eccv", metrics, {"clip": "CLIP ViT-B/32", "vse": "VSE++"}, {"random": "chance"})
+    assert _cell(out, "Table 5", "COCO 1K R@1", "RSUM")["status"] == "not_regenerated"
+    assert _cell(out, "Table 5", "COCO 1K R@1", "ECCV R@1")["value"] == -1.0
+
+
 def test_cxc_tables_read_every_direction_and_the_correlation_spread() -> None:
     out = world_comparison("cxc", _metrics(), {"vse": "VSE++"})
     assert _cell(out, "Table 2", "VSE++", "Text → Image R@10", block="CxC")["value"] == 24.0

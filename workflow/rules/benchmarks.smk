@@ -9,12 +9,14 @@ rule build_benchmark:
         scenes=rules.world.output.scenes,
         deps=get_bench_deps,
         generated=get_bench_generated,
+        annotators=get_bench_annotators,
     output:
         f"{DATA}/{{bench}}/items.parquet",
     params:
         world=get_world_params,
         config=get_bench_params,
         deps=get_bench_dep_flags,
+        annotators=get_bench_annotator_flags,
         items_dir=dir_of_input("images"),
         out=dir_of_output(0),
     threads: 1
@@ -28,7 +30,7 @@ rule build_benchmark:
         ENV
     shell:
         "itmbench build-benchmark --name {wildcards.bench} --items {params.items_dir} --world {params.world:q} "
-        "--config {params.config:q} {params.deps} --out {params.out} > {log} 2>&1"
+        "--config {params.config:q} {params.deps} {params.annotators} --out {params.out} > {log} 2>&1"
 
 
 rule audit_benchmark:

@@ -1,5 +1,6 @@
-"""`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`: the papers'
-figures and tables computed from their rated pairs and the models' scores rather than from metrics.
+"""`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`,
+`eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-figure`: the papers' figures and
+tables computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
 numbers of CxC's Figures 3-5 (tables, CSV/Markdown/LaTeX, and Figure 5's sampled pairs), `cxc-figure`
@@ -12,7 +13,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int
+from itmbench.cli._args import json_arg, name_value, non_negative_int, open_fraction, positive_int
 
 log = logging.getLogger("itmbench")
 
@@ -224,3 +225,169 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.cxc` (or some keys) as JSON")
     sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level of the STS ratings")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    add_eccv_commands(add)
+
+
+def cmd_eccv_appendix_e(args: argparse.Namespace) -> None:
+    """ECCV Table E.1 and Figure E.2's numbers: the benchmark rebuilt with each subset of its annotators, scored."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.papers.eccv import bias, canonical
+    from itmbench.papers.published import load_published
+    from itmbench.report.tables import write_table
+
+    tables = canonical.read(args.bench)
+    if "annotations" not in tables:
+        raise InputError(f"{args.bench}: no annotations table; expected an ECCV benchmark built in the world")
+    scores = {
+        model: read_parquet_checked(path, ("direction", "query_id", "ranked_ids"), f"the ECCV scores of {model}")
+        for model, path in args.scores
+    }
+    if len(scores) < 1:
+        raise InputError("eccv-appendix-e: no --scores MODEL=PATH given; expected the evaluated models' ECCV scores")
+    names = list(args.annotators) or list(dict.fromkeys(tables["annotations"]["annotator"].astype(str)))
+    try:
+        cells, by_size = bias.annotator_bias_analysis(
+            tables["annotations"], tables["queries"], scores, names, args.n_boot, args.seed, args.confidence
+        )
+    except (ValueError, KeyError) as err:
+        raise InputError(f"{args.bench}: {err}") from err
+    level = f"{100 * args.confidence:g}% bootstrap intervals over queries"
+    e1 = Path(args.out_table)
+    e2 = Path(args.out_bias)
+    with output_set(files=[p.with_suffix(x) for p in (e1, e2) for x in (".csv", ".md", ".tex")]):
+        write_table(
+            bias.table_e1_long(cells, names, load_published("eccv")),
+            e1.with_suffix(""),
+            f"ECCV Caption Table E.1 ({args.source}): graded R@1 and R-Precision of each model (rows) on the "
+            f"crowd-verified positives proposed by one annotator or by all (columns), x100, {level}; the printed "
+            "Table E.1 (the paper's five models) below",
+            row_header="model",
+        )
+        write_table(
+            bias.figure_e2_long(by_size),
+            e2.with_suffix(""),
+            f"ECCV Caption Figure E.2 ({args.source}): bias B, self-bias and non-self-bias (Eq. E.5, points) per "
+            f"number of annotators |Θ|, each the mean over every subset of that size, {level}",
+            row_header="bias",
+            decimals=2,
+        )
+    log.info("eccv appendix E: %d cells, %d bias rows", len(cells), len(by_size))
+
+
+def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
+    """ECCV Figure E.3's numbers (each image-text model's rank by COCO R@1 and by ECCV mAP@R, annotators marked)
+    and, with --out-ranks, Figure 5's (every model's rank under each metric)."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import bias
+    from itmbench.papers.eccv.tables import eccv_table5_models, model_ranks_long
+    from itmbench.papers.world_cells import read_world_metrics
+    from itmbench.report.tables import write_table
+
+    metrics = read_world_metrics(args.metrics)
+    models = eccv_table5_models(metrics, args.kinds)
+    docs = metrics.get("eccv", {})
+    if len(models) < 2:
+        raise InputError(
+            f"eccv-annotator-ranks: {len(models)} image-text models with ECCV metrics; expected two or more"
+        )
+    r1_name = "coco_1k_r1" if all("coco_1k_r1" in docs[m]["metrics"] for m in models) else "original_r1"
+    r1_label = "COCO 1K R@1" if r1_name == "coco_1k_r1" else "COCO 5K R@1"
+    values = {
+        m: {"r1": docs[m]["metrics"][r1_name]["value"], "map_at_r": docs[m]["metrics"]["eccv_map_at_r"]["value"]}
+        for m in models
+    }
+    out = Path(args.out_csv)
+    ranks = Path(args.out_ranks) if args.out_ranks else None
+    files = [p.with_suffix(x) for p in (out, ranks) if p is not None for x in (".csv", ".md", ".tex")]
+    with output_set(files=files):
+        if ranks is not None:
+            write_table(
+                model_ranks_long(metrics, args.kinds),
+                ranks.with_suffix(""),
+                f"ECCV Caption Figure 5 ({args.source}): each image-text model's rank (1 = best) under each metric",
+                row_header="model",
+                decimals=0,
+            )
+        write_table(
+            bias.annotator_ranks(values, args.annotators, r1_label),
+            out.with_suffix(""),
+            f"ECCV Caption Figure E.3 ({args.source}): each image-text model's {r1_label} and ECCV mAP@R and its rank "
+            f"by each (1 = best); the annotators: {', '.join(args.annotators)}",
+            row_header="model",
+            decimals=2,
+        )
+
+
+def cmd_eccv_positives_per_query(args: argparse.Namespace) -> None:
+    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import canonical
+    from itmbench.papers.eccv.tables import positives_per_query_long
+    from itmbench.report.tables import write_table
+
+    tables = canonical.read(args.bench)
+    try:
+        long = positives_per_query_long(tables)
+    except ValueError as err:
+        raise InputError(f"{args.bench}: {err}") from err
+    out = Path(args.out_csv)
+    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+        write_table(
+            long,
+            out.with_suffix(""),
+            f"ECCV Caption Figure 3(a) ({args.source}): ECCV queries (cells) by their number of positives (rows) under "
+            "each set of positives and direction (columns)",
+            row_header="positives",
+            decimals=0,
+        )
+
+
+def cmd_eccv_figure(args: argparse.Namespace) -> None:
+    """Draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
+    from itmbench.io import output_set
+    from itmbench.papers.eccv.figures import write_appendix_figure
+
+    out = Path(args.out_png)
+    with output_set(files=[out, out.with_suffix(".pdf")]):
+        paths = write_appendix_figure(args.figure, args.data, out, SOURCE_LABELS[args.source], args.dpi)
+    log.info("eccv %s: %s", args.figure, [str(p) for p in paths])
+
+
+def add_eccv_commands(add) -> None:
+    """ECCV's appendix E commands."""
+    from itmbench.cli.report import model_kinds
+
+    sp = add("eccv-appendix-e", cmd_eccv_appendix_e, "ECCV Table E.1 and Figure E.2's numbers (annotator subsets)")
+    sp.add_argument("--bench", required=True, help="the world's ECCV benchmark folder (data/world/eccv)")
+    sp.add_argument(
+        "--scores", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: a model's ECCV scores"
+    )
+    sp.add_argument(
+        "--annotator", dest="annotators", action="append", default=[], help="an annotator's name (repeat, in order)"
+    )
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
+    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--out-table", required=True, help="Table E.1's CSV; .md and .tex are written beside it")
+    sp.add_argument("--out-bias", required=True, help="Figure E.2's table CSV; .md and .tex are written beside it")
+    sp = add("eccv-annotator-ranks", cmd_eccv_annotator_ranks, "ECCV Figure E.3's numbers (model ranks)")
+    sp.add_argument("metrics", nargs="+", help="the ECCV metrics JSONs (results/<source>/metrics/eccv/<model>.json)")
+    sp.add_argument("--kinds", type=model_kinds, default={}, help='{"model": "contrastive|chance|...", ...}')
+    sp.add_argument("--annotator", dest="annotators", action="append", default=[], help="an annotator model (repeat)")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of the metrics (titles)")
+    sp.add_argument("--out-csv", required=True, help="Figure E.3's table CSV; .md and .tex are written beside it")
+    sp.add_argument("--out-ranks", default=None, help="Figure 5's table CSV (the models' ranks under each metric)")
+    sp = add("eccv-positives-per-query", cmd_eccv_positives_per_query, "ECCV Figure 3(a)'s numbers")
+    sp.add_argument("--bench", required=True, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure3", "figure5", "figureE2", "figureE3"))
+    sp.add_argument("--data", required=True, help="the figure's table (eccv-appendix-e, eccv-annotator-ranks)")
+    sp.add_argument("--source", required=True, choices=SOURCES, help="whose numbers the figure shows (its title)")
+    sp.add_argument("--dpi", type=positive_int, default=150)
+    sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")

@@ -10,6 +10,7 @@ from itmbench.cli._args import (
     json_arg,
     name_value,
 )
+from itmbench.errors import InputError
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.params import make_config
 
@@ -39,8 +40,14 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
     entry = benchmark(args.name)
     world_cfg = make_config(WorldConfig, args.world)
     entry.config(args.config, world_cfg)  # the params are checked before any file is read
+    annotators = dict(args.annotator_embeddings)
+    if annotators and not entry.takes_annotator_embeddings:
+        raise InputError(f"build-benchmark --annotator-embeddings: benchmark {args.name!r} takes no annotators")
+    for name, path in annotators.items():
+        if not Path(path).is_file():
+            raise InputError(f"{path}: no such embeddings file (annotator {name!r}); expected an `itmbench embed` npz")
     deps = {name: benchmark(name).part("canonical").read(path) for name, path in args.dep}
-    tables = entry.build(read_world(args.items), args.config, world_cfg, deps)
+    tables = entry.build(read_world(args.items), args.config, world_cfg, deps, annotators)
     with output_set(folders=[args.out]):  # the folder's tables (and added items) together or not at all
         entry.part("canonical").write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
@@ -79,6 +86,13 @@ def add_commands(add, sub) -> None:
         type=name_value("DIR", BENCHMARKS),
         default=[],
         help="NAME=DIR of a benchmark this one builds on",
+    )
+    sp.add_argument(
+        "--annotator-embeddings",
+        action="append",
+        type=name_value("NPZ"),
+        default=[],
+        help="MODEL=NPZ: a model's embeddings file, whose model proposes candidates (ECCV's machine annotators)",
     )
     sp.add_argument("--out", required=True)
     sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")

@@ -78,6 +78,9 @@ class BenchmarkEntry:
     # the columns whose name ends with a key (CxC prints median ranks as whole numbers)
     decimals: int = 1
     column_decimals: Mapping[str, int] = field(default_factory=dict)
+    # its build takes machine annotators from models' embedding caches (ECCV's machine-in-the-loop):
+    # build-benchmark's --annotator-embeddings NAME=NPZ
+    takes_annotator_embeddings: bool = False
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -102,13 +105,27 @@ class BenchmarkEntry:
         return make_config(cls, _truth_settings(section, world_cfg) if self.truth_in_config else section)
 
     def build(
-        self, world: World, section: dict[str, Any], world_cfg: WorldConfig, deps: Mapping[str, Tables]
+        self,
+        world: World,
+        section: dict[str, Any],
+        world_cfg: WorldConfig,
+        deps: Mapping[str, Tables],
+        annotator_embeddings: Mapping[str, str] | None = None,
     ) -> Tables:
-        """Build the canonical tables from the world (and the tables of the benchmarks it depends on)."""
+        """Build the canonical tables from the world (and the tables of the benchmarks it depends on, and the
+        embeddings files of the models that annotate, for a benchmark that takes them)."""
         missing = [d for d in self.depends_on if d not in deps]
         if missing:
             raise ValueError(f"benchmark {self.name} needs the tables of {missing}")
-        return self.part("build").build(world, self.config(section, world_cfg), **self.build_kwargs(world_cfg, deps))
+        kwargs = self.build_kwargs(world_cfg, deps)
+        if annotator_embeddings:
+            if not self.takes_annotator_embeddings:
+                raise ValueError(
+                    f"benchmark {self.name}: annotator embeddings given for {sorted(annotator_embeddings)}; "
+                    "its build takes none"
+                )
+            kwargs["annotator_embeddings"] = dict(annotator_embeddings)
+        return self.part("build").build(world, self.config(section, world_cfg), **kwargs)
 
     def audit(self, world: World, tables: Tables, section: dict[str, Any], world_cfg: WorldConfig) -> pd.DataFrame:
         """The audit only the world allows: how far the benchmark is from the complete truth."""
@@ -158,6 +175,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         "EccvConfig",
         _eccv_kwargs,
         depends_on=("cxc",),
+        takes_annotator_embeddings=True,
         heading="ECCV Caption (Chun et al.): retrieval with machine-and-human-verified positives",
         decimals=2,
     ),
@@ -259,6 +277,8 @@ PAPERS: dict[str, Paper] = {
         ("ranking",),
         row_headers={"Table 5": "metric"},
         has_statistics=True,
+        data_figures=("figure3", "figure5", "figureE2", "figureE3"),
+        data_tables=("figure3", "tableE1", "figureE2", "figureE3", "figure5"),
     ),
     "bivlc": Paper(
         "bivlc",

@@ -24,7 +24,7 @@ from itmbench.world.scene import SHAPES, relation_holds
 from itmbench.world.truth import caption_fits
 
 WCFG = replace(make_config(WorldConfig), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
-CFG = make_config(EccvConfig)
+CFG = make_config(EccvConfig, annotator_source="world")  # the simulated oracles; model annotators below
 I2T, T2I = "image_to_caption", "caption_to_image"
 
 
@@ -356,6 +356,40 @@ def test_any_list_of_scorers_can_annotate(world, tables):
         eccv_build.build(world, CFG, annotators=[eccv_build.MachineAnnotator("broken", wrong_shape)], world_cfg=WCFG)
 
 
+def test_models_annotate_by_their_cached_embeddings_by_default(world, tables, tmp_path):
+    """The paper's MITL (the default): each model proposes the top-k of its embeddings' dot products."""
+    default = make_config(EccvConfig)
+    assert default.annotator_source == "models" and len(default.annotator_models) == 5
+    img, cap = _ids(tables)
+    rng = np.random.default_rng(7)
+    paths = {}
+    for name in ("m_a", "m_b"):
+        (tmp_path / name).mkdir()
+        _cache(tmp_path / name, img, rng.normal(size=(len(img), 16)), cap, rng.normal(size=(len(cap), 16)))
+        paths[name] = tmp_path / name / "emb.npz"
+    cfg = make_config(EccvConfig, annotator_models=["m_a", "m_b"])
+    built = eccv_build.build(world, cfg, world_cfg=WCFG, annotator_embeddings=paths)
+    ann = built["annotations"]
+    assert set(ann["annotator"]) == {"m_a", "m_b"}
+    pd.testing.assert_frame_equal(built["queries"], tables["queries"])  # the queries do not depend on annotators
+    for name, path in paths.items():
+        cache = EmbeddingCache(path)
+        for direction, q_kind, g_ids in ((I2T, "image", cap), (T2I, "caption", img)):
+            g_kind = "caption" if q_kind == "image" else "image"
+            sub = ann[(ann["annotator"] == name) & (ann["direction"] == direction)]
+            for q in sub["query_id"].unique()[:10]:  # naive: the full ranking's first k
+                sims = cache.get(q_kind, np.array([q])) @ cache.get(g_kind, g_ids).T
+                expected = g_ids[np.argsort(-sims[0], kind="stable")[: cfg.top_k]]
+                got = sub[sub["query_id"] == q].sort_values("proposal_rank")["candidate_id"].to_numpy()
+                np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match=r"missing \['m_b'\]"):
+        eccv_build.build(world, cfg, world_cfg=WCFG, annotator_embeddings={"m_a": paths["m_a"]})
+    with pytest.raises(ValueError, match="annotator_source is 'world'"):
+        eccv_build.build(world, CFG, world_cfg=WCFG, annotator_embeddings=paths)
+    with pytest.raises(ValueError, match="annotator_source"):
+        make_config(EccvConfig, annotator_source="oracle")
+
+
 # ----------------------------------------------------------------------------------------------
 # Audit
 
@@ -519,3 +553,65 @@ def test_summarize_is_the_mean_of_directions_with_intervals(cxc_tables, tmp_path
     assert eccv_score.summarize(scores, n_boot=100, seed=4) == summary
     no_cxc = eccv_score.summarize(scores.drop(columns=[c for c in scores.columns if c.startswith("cxc_")]), n_boot=50)
     assert "cxc_r1" not in no_cxc["metrics"]
+
+
+def test_coco_1k_folds_are_five_consecutive_fifths_of_the_images_with_their_captions(world, tables):
+    image_fold, caption_fold = eccv_score.coco_1k_folds(tables)
+    img, cap = _ids(tables)
+    assert image_fold.value_counts().sort_index().tolist() == [32] * 5  # 160 images
+    assert np.all(np.diff(image_fold.loc[np.sort(img)].to_numpy()) >= 0)  # world captions follow image ids
+    own = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
+    assert all(caption_fold[c] == image_fold[own[c]] for c in cap)
+
+
+def test_coco_1k_recalls_and_rsum_match_a_naive_per_fold_ranking(world, tables, tmp_path):
+    cache = _random_cache(tables, tmp_path, seed=5)
+    scores = eccv_score.score_dual(tables, cache)
+    img, cap = _ids(tables)
+    own = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
+    folds = np.array_split(np.sort(img), 5)  # naive: consecutive fifths of the sorted image ids
+    expected = {}
+    for f_imgs in folds:
+        f_caps = np.array([c for c in cap if own[c] in set(f_imgs)])
+        sims = cache.get("image", f_imgs) @ cache.get("caption", f_caps).T
+        for r, i in enumerate(f_imgs):
+            ranked = f_caps[np.argsort(-sims[r], kind="stable")]
+            first = min(np.flatnonzero([own[c] == i for c in ranked]))
+            expected[(I2T, int(i))] = first
+        for r, c in enumerate(f_caps):
+            ranked = f_imgs[np.argsort(-sims[:, r], kind="stable")]
+            expected[(T2I, int(c))] = int(np.flatnonzero(ranked == own[c])[0])
+    for row in scores.itertuples():
+        first = expected[(row.direction, int(row.query_id))]
+        for k in (1, 5, 10):
+            assert getattr(row, f"coco_1k_r{k}") == float(first < k)
+    summary = eccv_score.summarize(scores, n_boot=50)["metrics"]
+    naive = {
+        d: {k: 100 * np.mean([v < k for (dd, _), v in expected.items() if dd == d]) for k in (1, 5, 10)}
+        for d in (I2T, T2I)
+    }
+    assert summary["coco_1k_r1"]["value"] == pytest.approx((naive[I2T][1] + naive[T2I][1]) / 2)
+    assert summary["coco_1k_rsum"]["value"] == pytest.approx(sum(naive[d][k] for d in naive for k in (1, 5, 10)))
+    assert summary["coco_1k_rsum"]["lo"] <= summary["coco_1k_rsum"]["value"] <= summary["coco_1k_rsum"]["hi"]
+    assert "coco_1k_rsum_part" not in summary and "coco_1k_rsum_part_i2t" not in summary
+    # a fold's gallery is a fifth of the split: R@1 in 1K is at least as high as in 5K for the same ranking
+    assert summary["coco_1k_r1"]["value"] >= summary["original_r1"]["value"]
+
+
+def test_figure3a_counts_queries_by_positives_as_a_naive_recount(cxc_tables):
+    from itmbench.papers.eccv.tables import positives_per_query_long
+
+    long = positives_per_query_long(cxc_tables)
+    pos, queries = cxc_tables["positives"], cxc_tables["queries"]
+    for direction, short, qcol in ((I2T, "i2t", "image_id"), (T2I, "t2i", "caption_id")):
+        q_ids = queries.loc[queries["direction"] == direction, "query_id"].tolist()
+        for source in ("eccv", "cxc", "original"):
+            sub = pos[(pos["source"] == source) & (pos["direction"] == direction)]
+            naive = [int((sub[qcol] == q).sum()) for q in q_ids]
+            col = long[long["column"] == f"{source} {short}"]
+            assert col["value"].sum() == len(q_ids)
+            for n, v in zip(col["n_positives"], col["value"], strict=True):
+                assert v == naive.count(n)
+    eccv_mean = long[long["column"] == "eccv t2i"].eval("n_positives * value").sum()
+    orig_mean = long[long["column"] == "original t2i"].eval("n_positives * value").sum()
+    assert eccv_mean > orig_mean  # ECCV adds positives to a caption query's one original image

@@ -7,8 +7,12 @@ Construction, following the paper (section 3), on the world's test split (the Ka
    the text says 1,333). The gallery of every query is the whole split of the other modality.
 2. Machine annotators: each proposes its top_k = 5 gallery items per query. An annotator is any
    `MachineAnnotator(name, score)` where score(direction, query_ids, gallery_ids) -> float [Q, G]
-   (higher = better), so trained models replace the world's (see `annotator_from_cache`). The
-   default five world annotators are distinct and each blind to something different:
+   (higher = better). The paper's machine-in-the-loop is the default (annotator_source = 'models'):
+   the trained models of annotator_models propose by the dot products of their cached embeddings of
+   the split's items (`annotator_from_cache`; the workflow passes each model's embeddings file), so
+   construction depends on training, as in the paper. No cycle: the models embed the world's items,
+   which ECCV's positives do not change. The alternative (annotator_source = 'world') is five
+   simulated oracles, distinct and each blind to something different:
    ignore_colour, ignore_size, ignore_relation, ignore_count (graded truth: the share of the
    caption's claims the scene satisfies, over the best assignment of mentions to objects, with one
    kind of claim dropped, plus Gaussian noise of sd annotator_noise), and bag_of_words (cosine of
@@ -44,8 +48,9 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -382,6 +387,29 @@ def annotator_from_cache(name: str, cache: EmbeddingCache) -> MachineAnnotator:
     return MachineAnnotator(name, score)
 
 
+def configured_annotators(
+    data: SplitData, cfg: EccvConfig, annotator_embeddings: Mapping[str, str | Path] | None = None
+) -> list[MachineAnnotator]:
+    """The annotators the config names: the models' embedding caches (annotator_source 'models', in the order of
+    annotator_models) or the simulated oracles ('world'); a missing or unexpected embeddings file is refused."""
+    given = dict(annotator_embeddings or {})
+    if cfg.annotator_source == "world":
+        if given:
+            raise ValueError(
+                f"eccv build: annotator embeddings given for {sorted(given)} but annotator_source is 'world'; "
+                "expected none (the simulated oracles propose)"
+            )
+        return world_annotators(data, cfg)
+    missing = [m for m in cfg.annotator_models if m not in given]
+    extra = sorted(set(given) - set(cfg.annotator_models))
+    if missing or extra:
+        raise ValueError(
+            f"eccv build: annotator embeddings for {sorted(given)}; expected exactly annotator_models "
+            f"{list(cfg.annotator_models)} (missing {missing}, unexpected {extra})"
+        )
+    return [annotator_from_cache(m, EmbeddingCache(given[m])) for m in cfg.annotator_models]
+
+
 def propose(
     annotators: Sequence[MachineAnnotator],
     direction: str,
@@ -527,11 +555,18 @@ def build(
     annotators: Sequence[MachineAnnotator] | None = None,
     *,
     world_cfg: WorldConfig | None = None,
+    annotator_embeddings: Mapping[str, str | Path] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Build ECCV Caption on a split of the world: positives, queries, annotations, PM tables, stages, items."""
+    """Build ECCV Caption on a split of the world: positives, queries, annotations, PM tables, stages, items.
+
+    The annotators are `annotators` when given (any scorers), else those the config names
+    (`configured_annotators`: the models' embeddings files of `annotator_embeddings`, or the oracles).
+    """
     data = split_data(world, cfg.split, world_cfg)
     if annotators is None:
-        annotators = world_annotators(data, cfg)
+        annotators = configured_annotators(data, cfg, annotator_embeddings)
+    elif annotator_embeddings:
+        raise ValueError("eccv build: both annotators and annotator_embeddings given; expected one")
     names = [a.name for a in annotators]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"eccv build: annotators {names}; expected at least one, with distinct names")

@@ -15,6 +15,8 @@ import numpy as np
 from itmbench.world.generate import SPLITS
 
 ANSWERS: tuple[str, ...] = ("100% YES", "Partially YES", "Partially NO", "100% NO")
+# Who proposes the candidates: the trained models' embeddings (the paper's MITL) or the simulated oracles.
+ANNOTATOR_SOURCES: tuple[str, ...] = ("models", "world")
 # World annotators: name -> the claim kinds it ignores (bag_of_words is the text-only one).
 WORLD_ANNOTATORS: dict[str, tuple[str, ...]] = {
     "exact": (),
@@ -38,6 +40,8 @@ class EccvConfig:
     image_query_fraction: float
     caption_query_fraction: float
     annotators: tuple[str, ...]
+    annotator_source: str
+    annotator_models: tuple[str, ...]
     annotator_noise: float
     top_k: int
     answer_probs_fit: tuple[float, ...]
@@ -52,6 +56,7 @@ class EccvConfig:
     def __post_init__(self) -> None:
         for name in (
             "annotators",
+            "annotator_models",
             "answer_probs_fit",
             "answer_probs_one_off",
             "answer_probs_worse",
@@ -69,6 +74,14 @@ class EccvConfig:
             raise ValueError(
                 f"eccv params: annotators {list(self.annotators)}; "
                 f"expected distinct names from {list(WORLD_ANNOTATORS)}"
+            )
+        if self.annotator_source not in ANNOTATOR_SOURCES:
+            raise ValueError(
+                f"eccv params: annotator_source {self.annotator_source!r}; expected one of {ANNOTATOR_SOURCES}"
+            )
+        if not self.annotator_models or len(set(self.annotator_models)) != len(self.annotator_models):
+            raise ValueError(
+                f"eccv params: annotator_models {list(self.annotator_models)}; expected distinct model names"
             )
         if self.annotator_noise < 0:
             raise ValueError(f"eccv params: annotator_noise={self.annotator_noise}; expected >= 0")

@@ -6,6 +6,18 @@ needed, at least 10) give per-query R@1/5/10, R-Precision and mAP@R on the ECCV 
 queries only), R@K on the original and CxC positives (all queries: COCO 5K and CxC R@K), and PMRP.
 summarize reports each per direction and as the mean of i2t and t2i, x100 as the paper prints them,
 with percentile-bootstrap intervals over queries (each direction resampled on its own).
+
+COCO 1K (`coco_1k_folds`): the papers split the 5K test gallery into 5 folds of 1,000 images, each
+with its 5,000 captions (consecutive caption ids of coco_test_ids.npy, five per image), rank each
+query within its fold against the original positives and average the folds. Here the fold of a
+caption is that of its image (its original t2i positive); images are ordered by the first appearance
+of their captions in the items table (the world: caption id order; COCO: coco_test_ids.npy order) and
+cut into COCO_1K_FOLDS consecutive chunks of equal size (np.array_split: sizes differ by at most one
+image when the split does not divide by 5). A fold is therefore a fifth of the split, which is 1K only
+on COCO's 5K: the world's 500-image test split gives folds of 100 images and 500 captions. Per query
+coco_1k_r{k} is the hit in the top k of its fold; the mean over queries equals the mean of the fold
+means when the folds are equal. RSUM = the sum of COCO 1K R@1, R@5, R@10 of both directions (the
+paper's Table 4), i.e. 2 x the mean of directions of coco_1k_rsum_part = r1 + r5 + r10 per query.
 """
 
 from __future__ import annotations
@@ -25,6 +37,52 @@ from itmbench.scoring.retrieval import top_k
 
 PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
 METRIC_COLUMNS = ("r1", "r5", "r10")
+COCO_1K_FOLDS = 5
+RSUM_KS = (1, 5, 10)
+
+
+def coco_1k_folds(tables: dict[str, pd.DataFrame], n_folds: int = COCO_1K_FOLDS) -> tuple[pd.Series, pd.Series]:
+    """The COCO 1K fold (0..n_folds-1) of every image and caption of the split (see the module docstring).
+
+    Images in order of their captions' first appearance in the items table (images without a caption
+    last, in items order), cut into n_folds consecutive chunks; a caption takes its image's fold, and a
+    caption with no original image gets -1 (it is no 1K query).
+    """
+    items, pos = tables["items"], tables["positives"]
+    image_ids = items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64)
+    caption_ids = items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64)
+    if len(image_ids) < n_folds:
+        raise ValueError(f"eccv items: {len(image_ids)} images; COCO 1K needs at least {n_folds} (one per fold)")
+    own = pos[(pos["source"] == "original") & (pos["direction"] == T2I)]
+    own = own[own["caption_id"].isin(caption_ids) & own["image_id"].isin(image_ids)]
+    image_of = own.drop_duplicates("caption_id").set_index("caption_id")["image_id"]
+    order = pd.unique(pd.concat([image_of.reindex(caption_ids).dropna().astype(np.int64), pd.Series(image_ids)]))
+    image_fold = pd.Series(0, index=pd.Index(order, dtype=np.int64), dtype=np.int64)
+    for f, chunk in enumerate(np.array_split(np.asarray(order, dtype=np.int64), n_folds)):
+        image_fold.loc[chunk] = f
+    caption_fold = image_of.reindex(caption_ids).map(image_fold).fillna(-1).astype(np.int64)
+    return image_fold.reindex(image_ids), caption_fold
+
+
+def _coco_1k_recalls(
+    emb_q: np.ndarray,
+    emb_g: np.ndarray,
+    q_fold: np.ndarray,
+    g_fold: np.ndarray,
+    g_ids: np.ndarray,
+    positives: list[np.ndarray],
+    ks: Sequence[int],
+    chunk_size: int,
+) -> dict[int, np.ndarray]:
+    """Per query, the hit in the top k of its own fold's gallery (NaN for a query outside every fold)."""
+    out = {k: np.full(len(emb_q), np.nan) for k in ks}
+    for f in np.unique(q_fold[q_fold >= 0]):
+        q_rows, g_rows = np.flatnonzero(q_fold == f), np.flatnonzero(g_fold == f)
+        ranked = g_ids[g_rows][top_k(emb_q[q_rows], emb_g[g_rows], max(ks), chunk_size)]
+        fold_pos = [positives[r] for r in q_rows]
+        for k in ks:
+            out[k][q_rows] = recall_at_k_batch(ranked, fold_pos, k)
+    return out
 
 
 def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarray) -> list[np.ndarray]:
@@ -57,6 +115,9 @@ def score_dual(
     emb = {kind: cache.get(kind, v).astype(np.float32, copy=False) for kind, v in ids.items()}
     has_pm = all(t in tables for t in PM_TABLES)
     ks = tuple(int(k) for k in ks)
+    k1 = tuple(sorted(set(ks) | set(RSUM_KS)))
+    image_fold, caption_fold = coco_1k_folds(tables)
+    fold_of = {"image": image_fold.to_numpy(), "caption": caption_fold.to_numpy()}
     frames = []
     for direction in DIRECTIONS:
         q_kind, g_kind = QUERY_KIND[direction], GALLERY_KIND[direction]
@@ -98,6 +159,13 @@ def score_dual(
             if s == "eccv":
                 row["eccv_r_precision"] = r_precision_batch(ranked, p)
                 row["eccv_map_at_r"] = map_at_r_batch(ranked, p)
+        coco_1k = _coco_1k_recalls(
+            emb[q_kind], emb[g_kind], fold_of[q_kind], fold_of[g_kind], g_ids, sources["original"], k1, chunk_size
+        )
+        row["coco_1k_fold"] = fold_of[q_kind]
+        for kk in ks:
+            row[f"coco_1k_r{kk}"] = coco_1k[kk]
+        row["coco_1k_rsum_part"] = sum(coco_1k[kk] for kk in RSUM_KS)
         if has_pm:
             rel, _ = relevance_matrix(ranked, pm_pos)
             cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
@@ -163,6 +231,12 @@ def _metric_columns(scores: pd.DataFrame) -> list[str]:
         )
         if s == "eccv":
             out += [c for c in ("eccv_r_precision", "eccv_map_at_r") if c in scores.columns]
+    out += sorted(
+        (c for c in scores.columns if c.startswith("coco_1k_r") and c[len("coco_1k_r") :].isdigit()),
+        key=lambda c: int(c[len("coco_1k_r") :]),
+    )
+    if "coco_1k_rsum_part" in scores.columns:
+        out.append("coco_1k_rsum_part")
     if "pmrp" in scores.columns:
         out.append("pmrp")
     return out
@@ -184,8 +258,10 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
     """ECCV metrics (%) per direction and as the mean of i2t and t2i, with bootstrap intervals over queries.
 
     Names: <column>_i2t, <column>_t2i and <column> (the mean), for the columns eccv_r1/5/10,
-    eccv_r_precision, eccv_map_at_r (ECCV queries), original_r* (COCO 5K), cxc_r* (when present)
-    and pmrp (every query). A metric with no values in one direction is left out.
+    eccv_r_precision, eccv_map_at_r (ECCV queries), original_r* (COCO 5K), cxc_r* (when present),
+    coco_1k_r* (COCO 1K folds) and pmrp (every query); coco_1k_rsum is RSUM (the six COCO 1K recalls
+    summed, 0-600, its interval from the same bootstrap). A metric with no values in one direction is
+    left out.
     """
     missing = [c for c in ("direction", "query_id") if c not in scores.columns]
     if missing:
@@ -213,6 +289,11 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
             "hi": 100 * hi,
             "n": int(sum(len(g) for g in groups)),
         }
+    part = metrics.pop("coco_1k_rsum_part", None)
+    if part is not None:  # RSUM: the six recalls summed = 2 x the mean of directions of r1 + r5 + r10
+        for short in SHORT.values():
+            metrics.pop(f"coco_1k_rsum_part_{short}", None)
+        metrics["coco_1k_rsum"] = {k: 2 * v if k != "n" else v for k, v in part.items()}
     n_queries = {
         SHORT[d]: int(scores.loc[(scores["direction"] == d) & scores.get("eccv_query", False), "query_id"].size)
         for d in DIRECTIONS

@@ -170,6 +170,10 @@ def write_table5_comparison(
 
 # ECCV Table 5 metrics the world computes -> the world's metric name (mean of i2t and t2i)
 ECCV_TABLE5_WORLD: dict[str, str] = {
+    "COCO 1K R@1": "coco_1k_r1",
+    "COCO 1K R@5": "coco_1k_r5",
+    "COCO 1K R@10": "coco_1k_r10",
+    "RSUM": "coco_1k_rsum",
     "COCO 5K R@1": "original_r1",
     "COCO 5K R@5": "original_r5",
     "COCO 5K R@10": "original_r10",
@@ -185,19 +189,40 @@ ECCV_TABLE4_WORLD: dict[tuple[str, str], str] = {
     ("ECCV Caption", "R-P"): "eccv_r_precision",
     ("ECCV Caption", "R@1"): "eccv_r1",
     ("CxC", "R@1"): "cxc_r1",
+    ("COCO", "1K R@1"): "coco_1k_r1",
     ("COCO", "5K R@1"): "original_r1",
     ("COCO", "PMRP"): "pmrp",
+    ("COCO", "RSUM"): "coco_1k_rsum",
 }
 
 
+# Table 5 metrics a model must have to be ranked (COCO 1K and RSUM join where every ranked model has them:
+# metrics files written before the COCO 1K folds lack them)
+ECCV_TABLE5_REQUIRED: tuple[str, ...] = tuple(m for m in ECCV_TABLE5_WORLD if not m.startswith(("COCO 1K", "RSUM")))
+
+
 def eccv_table5_models(metrics: WorldMetrics, kinds: Mapping[str, str]) -> list[str]:
-    """The world models ECCV Table 5 ranks: image-text models (kind 'contrastive') with every Table 5 metric."""
+    """The world models ECCV Table 5 ranks: image-text models (kind 'contrastive') with the required metrics."""
     docs = metrics.get("eccv", {})
     return [
         m
         for m in models_of(metrics, "eccv")
         if kinds.get(m, "chance" if m == "random" else "contrastive") == "contrastive"
-        and all(metric_entry(docs[m], name, f"eccv/{m}.json") is not None for name in ECCV_TABLE5_WORLD.values())
+        and all(
+            metric_entry(docs[m], ECCV_TABLE5_WORLD[name], f"eccv/{m}.json") is not None
+            for name in ECCV_TABLE5_REQUIRED
+        )
+    ]
+
+
+def eccv_table5_columns(metrics: WorldMetrics, ranked: Sequence[str]) -> list[str]:
+    """The Table 5 metrics (printed order) that every ranked model has."""
+    docs = metrics.get("eccv", {})
+    return [
+        m
+        for m in TABLE5_METRICS
+        if m in ECCV_TABLE5_WORLD
+        and all(metric_entry(docs[r], ECCV_TABLE5_WORLD[m], f"eccv/{r}.json") is not None for r in ranked)
     ]
 
 
@@ -213,7 +238,7 @@ def eccv_world_long(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mappi
                 records.append(entry_cell("Table 4", block, row, column, entry, model))
     ranked = eccv_table5_models(metrics, kinds)
     if len(ranked) >= 2:
-        columns = [m for m in TABLE5_METRICS if m in ECCV_TABLE5_WORLD]
+        columns = eccv_table5_columns(metrics, ranked)
         inputs = pd.DataFrame(
             {m: [float(docs[model]["metrics"][ECCV_TABLE5_WORLD[m]]["value"]) for model in ranked] for m in columns},
             index=ranked,
@@ -241,8 +266,63 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
     """What each world table's cells are, for its caption (printed table -> note)."""
     return {
         "Table 4": "Each cell is the mean of i2t and t2i, as printed. COCO 5K R@1 = R@1 over the world's "
-        "whole test gallery with the original positives; COCO 1K R@1 and RSUM are not computed in the world.",
+        "whole test gallery with the original positives; COCO 1K R@1 = R@1 within 5 folds of consecutive "
+        "fifths of the test images (with their captions), averaged: a fifth of the world's split, not 1,000 "
+        "images; RSUM = the sum of the six COCO 1K recalls (R@1, R@5, R@10 of both directions), 0-600.",
         "Table 5": "Kendall tau-b (scipy) between the rankings of the world's image-text models "
         f"({', '.join(eccv_table5_models(metrics, kinds))}) by each pair of metrics, no interval; "
-        "COCO 1K and RSUM are not computed in the world.",
+        "COCO 1K = 5 folds of a fifth of the world's test split.",
     }
+
+
+# --- Figure 5: the rankings of the models under each metric ----------------------------------------------
+
+
+def model_ranks_long(metrics: WorldMetrics, kinds: Mapping[str, str]) -> pd.DataFrame:
+    """ECCV Figure 5's numbers: each image-text model's rank (1 = best, ties share the best) under each Table 5
+    metric that every ranked model has, printed order; a long table with the extra columns model, metric, rank."""
+    ranked = eccv_table5_models(metrics, kinds)
+    if len(ranked) < 2:
+        raise ValueError(f"ECCV Figure 5 ranks need two or more image-text models; got {ranked}")
+    docs = metrics["eccv"]
+    records = []
+    for metric in eccv_table5_columns(metrics, ranked):
+        values = pd.Series({m: float(docs[m]["metrics"][ECCV_TABLE5_WORLD[metric]]["value"]) for m in ranked})
+        ranks = values.rank(ascending=False, method="min").astype(int)
+        records += [(m, metric, float(ranks[m]), m, metric, int(ranks[m]), values[m]) for m in ranked]
+    long = pd.DataFrame.from_records(records, columns=["row", "column", "value", "model", "metric", "rank", "score"])
+    return long.assign(lo=np.nan, hi=np.nan)[["row", "column", "value", "lo", "hi", "model", "metric", "rank", "score"]]
+
+
+# --- Figure 3(a): positives per query ----------------------------------------------------------------------
+
+
+def positives_per_query_long(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """ECCV Figure 3(a)'s numbers: over the ECCV queries of each direction, how many queries have n positives
+    under each set of positives (ECCV, CxC, original), n from 0 to the largest; a long table (row = n, column =
+    '<source> <i2t|t2i>', value = queries) with the extra columns direction, source, n_positives."""
+    from itmbench.papers.eccv.canonical import I2T, SHORT
+    from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
+
+    pos, queries = tables["positives"], tables["queries"]
+    counts: dict[tuple[str, str], pd.Series] = {}
+    for direction in DIRECTIONS:
+        q_ids = queries.loc[queries["direction"] == direction, "query_id"].to_numpy()
+        qcol = "image_id" if direction == I2T else "caption_id"
+        for source in SOURCES:
+            sub = pos[(pos["source"] == source) & (pos["direction"] == direction)]
+            if sub.empty:
+                continue
+            n = sub.groupby(qcol).size().reindex(q_ids, fill_value=0)
+            counts[(direction, source)] = n.value_counts()
+    if not counts:
+        raise ValueError("eccv tables: no positives of any source; expected the positives table of a build")
+    top = int(max(int(c.index.max()) for c in counts.values()))
+    records = []
+    for n in range(top + 1):
+        for (direction, source), c in counts.items():
+            records.append((str(n), f"{source} {SHORT[direction]}", float(c.get(n, 0)), direction, source, n))
+    long = pd.DataFrame.from_records(records, columns=["row", "column", "value", "direction", "source", "n_positives"])
+    return long.assign(lo=np.nan, hi=np.nan)[
+        ["row", "column", "value", "lo", "hi", "direction", "source", "n_positives"]
+    ]

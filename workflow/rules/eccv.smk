@@ -1,0 +1,111 @@
+# ECCV Caption's appendix E in the world: the benchmark rebuilt with each subset of its machine annotators and
+# scored (Table E.1, Figure E.2's numbers), the annotators' ranks among all models (Figure E.3's numbers) and
+# every model's rank under each metric (Figure 5's), and the figures drawn from those tables by their own rule
+# (restyling never recomputes).
+
+
+rule eccv_appendix_e:
+    input:
+        bench=f"{DATA}/eccv/items.parquet",
+        scores=get_eccv_evaluated_scores,
+    output:
+        csv=f"{RESULTS}/tables/eccv/tableE1.csv",
+        md=f"{RESULTS}/tables/eccv/tableE1.md",
+        tex=f"{RESULTS}/tables/eccv/tableE1.tex",
+        bias_csv=f"{RESULTS}/tables/eccv/figureE2.csv",
+        bias_md=f"{RESULTS}/tables/eccv/figureE2.md",
+        bias_tex=f"{RESULTS}/tables/eccv/figureE2.tex",
+    params:
+        bench_dir=dir_of_input("bench"),
+        models=get_eccv_evaluated_flags,
+        score=get_eccv_score_settings,
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/tables/eccv_appendix_e.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_appendix_e.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-appendix-e --bench {params.bench_dir} {params.models} {params.score} --source {params.source} "
+        "--out-table {output.csv} --out-bias {output.bias_csv} > {log} 2>&1"
+
+
+rule eccv_annotator_ranks:
+    input:
+        get_eccv_metrics,
+    output:
+        csv=f"{RESULTS}/tables/eccv/figureE3.csv",
+        md=f"{RESULTS}/tables/eccv/figureE3.md",
+        tex=f"{RESULTS}/tables/eccv/figureE3.tex",
+        ranks_csv=f"{RESULTS}/tables/eccv/figure5.csv",
+        ranks_md=f"{RESULTS}/tables/eccv/figure5.md",
+        ranks_tex=f"{RESULTS}/tables/eccv/figure5.tex",
+    params:
+        kinds=get_model_kinds(),
+        annotators=get_eccv_annotator_flags,
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/eccv_annotator_ranks.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_annotator_ranks.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-annotator-ranks {input} --kinds {params.kinds:q} {params.annotators} "
+        "--source {params.source} --out-csv {output.csv} --out-ranks {output.ranks_csv} > {log} 2>&1"
+
+
+rule eccv_positives_per_query:
+    input:
+        bench=f"{DATA}/eccv/items.parquet",
+    output:
+        csv=f"{RESULTS}/tables/eccv/figure3.csv",
+        md=f"{RESULTS}/tables/eccv/figure3.md",
+        tex=f"{RESULTS}/tables/eccv/figure3.tex",
+    params:
+        bench_dir=dir_of_input("bench"),
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/eccv_positives_per_query.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_positives_per_query.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-positives-per-query --bench {params.bench_dir} --source {params.source} "
+        "--out-csv {output.csv} > {log} 2>&1"
+
+
+rule eccv_figure:
+    input:
+        data=f"{RESULTS}/tables/eccv/{{eccv_figure}}.csv",
+    output:
+        png=f"{RESULTS}/figures/eccv/{{eccv_figure}}.png",
+        pdf=f"{RESULTS}/figures/eccv/{{eccv_figure}}.pdf",
+    wildcard_constraints:
+        eccv_figure="figure3|figure5|figureE2|figureE3",
+    params:
+        source=SOURCE,
+        dpi=config["report"]["dpi"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/figures/eccv_{eccv_figure}.log",
+    benchmark:
+        "benchmarks/rules/figures/eccv_{eccv_figure}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-figure --figure {wildcards.eccv_figure} --data {input.data} --source {params.source} "
+        "--dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
