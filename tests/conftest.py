@@ -160,16 +160,30 @@ def _workflow_helpers():
     return workflow_helpers
 
 
+def _tiny_plan(tmp_path_factory, *args: str) -> list[dict]:
+    helpers = _workflow_helpers()
+    d = helpers.copy_workflow(tmp_path_factory.mktemp("tiny_world_plan"))
+    res = helpers.snakemake(d, "-n", *args)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    return helpers.parse_plan(res.stdout + res.stderr)
+
+
+# A dry run only plans the fetches: any mirror path puts the released source in the DAG.
+PLAN_MIRROR = "/nonexistent-mirror"
+
+
 @pytest.fixture(scope="session")
 def tiny_world_plan(tmp_path_factory) -> list[dict]:
     """ONE dry run (`snakemake -n`) of the default target on the tiny world of workflow_helpers.TINY, in a fresh
     copy of the workflow, shared by the tests that read the plan: each job's rule, wildcards, priority, input and
     output (workflow_helpers.parse_plan). Read-only: a test that plans other params or targets runs its own."""
-    helpers = _workflow_helpers()
-    d = helpers.copy_workflow(tmp_path_factory.mktemp("tiny_world_plan"))
-    res = helpers.snakemake(d, "-n")
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    return helpers.parse_plan(res.stdout + res.stderr)
+    return _tiny_plan(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def tiny_world_plan_with_mirror(tmp_path_factory) -> list[dict]:
+    """The same dry run with a mirror configured (`--config mirror=PLAN_MIRROR`): the released source's jobs too."""
+    return _tiny_plan(tmp_path_factory, "--config", f"mirror={PLAN_MIRROR}")
 
 
 @pytest.fixture(scope="session")

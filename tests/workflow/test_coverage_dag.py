@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from workflow_helpers import copy_workflow, parse_plan, snakemake
 
 from itmbench.papers.coverage import is_released_path, load_coverage
 from itmbench.papers.registry import PAPERS
 
-MIRROR = "/nonexistent-mirror"  # a dry run only plans the fetches: any mirror puts the released source in the DAG
-
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory, tiny_world_plan):
-    """The default target's jobs, with a mirror (planned here) and without (the session's one dry run)."""
-    d = copy_workflow(tmp_path_factory.mktemp("coverage_dag"))
-    res = snakemake(d, "-n", "--config", f"mirror={MIRROR}")
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    return {"mirror": parse_plan(res.stdout + res.stderr), "no mirror": tiny_world_plan}
+def planned(tiny_world_plan_with_mirror, tiny_world_plan):
+    """The default target's jobs, with and without a mirror (the session's dry runs, tests/conftest.py)."""
+    return {"mirror": tiny_world_plan_with_mirror, "no mirror": tiny_world_plan}
 
 
 def _regenerated_paths(released: bool) -> dict[str, tuple[str, str]]:
