@@ -6,6 +6,8 @@ import contextlib
 import functools
 import http.server
 import os
+import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from itmbench.sources.released import load_released
 
 REPO = Path(__file__).resolve().parents[1]
+WORKFLOW_TESTS = REPO / "tests" / "workflow"
 
 
 def find_mirror() -> Path | None:
@@ -145,3 +148,58 @@ def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
         return path
 
     return make
+
+
+def _workflow_helpers():
+    """tests/workflow/workflow_helpers.py, importable from any test folder (pytest puts a test's own folder on
+    sys.path; the workflow tests import it as `from workflow_helpers import ...`, the same module)."""
+    if str(WORKFLOW_TESTS) not in sys.path:
+        sys.path.insert(0, str(WORKFLOW_TESTS))
+    import workflow_helpers
+
+    return workflow_helpers
+
+
+def _tiny_plan(tmp_path_factory, *args: str) -> list[dict]:
+    helpers = _workflow_helpers()
+    d = helpers.copy_workflow(tmp_path_factory.mktemp("tiny_world_plan"))
+    res = helpers.snakemake(d, "-n", *args)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    return helpers.parse_plan(res.stdout + res.stderr)
+
+
+# A dry run only plans the fetches: any mirror path puts the released source in the DAG.
+PLAN_MIRROR = "/nonexistent-mirror"
+
+
+@pytest.fixture(scope="session")
+def tiny_world_plan(tmp_path_factory) -> list[dict]:
+    """ONE dry run (`snakemake -n`) of the default target on the tiny world of workflow_helpers.TINY, in a fresh
+    copy of the workflow, shared by the tests that read the plan: each job's rule, wildcards, priority, input and
+    output (workflow_helpers.parse_plan). Read-only: a test that plans other params or targets runs its own."""
+    return _tiny_plan(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def tiny_world_plan_with_mirror(tmp_path_factory) -> list[dict]:
+    """The same dry run with a mirror configured (`--config mirror=PLAN_MIRROR`): the released source's jobs too."""
+    return _tiny_plan(tmp_path_factory, "--config", f"mirror={PLAN_MIRROR}")
+
+
+@pytest.fixture(scope="session")
+def tiny_world_run(tmp_path_factory) -> Path:
+    """ONE run of the default target on the tiny world of workflow_helpers.TINY (every table, figure and report),
+    shared by every test of the session that only reads its outputs, or runs Snakemake in it without writing
+    (`-n`, `--lint`, a dry run with an override). A test that changes the run takes `tiny_world_run_copy`."""
+    helpers = _workflow_helpers()
+    d = helpers.copy_workflow(tmp_path_factory.mktemp("tiny_world_run"))
+    res = helpers.snakemake(d)
+    assert res.returncode == 0, helpers.failure(d, res)
+    return d
+
+
+@pytest.fixture
+def tiny_world_run_copy(tiny_world_run: Path, tmp_path: Path) -> Path:
+    """A private copy of the shared tiny run for a test that changes it (params, outputs, a share): copied with
+    the files' modification times (shutil.copy2), so Snakemake sees the same finished run and has nothing to do."""
+    return Path(shutil.copytree(tiny_world_run, tmp_path / "tiny_world_run", symlinks=True))

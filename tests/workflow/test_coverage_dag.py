@@ -2,39 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from workflow_helpers import copy_workflow, snakemake
 
 from itmbench.papers.coverage import is_released_path, load_coverage
 from itmbench.papers.registry import PAPERS
 
-MIRROR = "/nonexistent-mirror"  # a dry run only plans the fetches: any mirror puts the released source in the DAG
-
-
-def dry_run_jobs(text: str) -> list[dict[str, list[str]]]:
-    """Each planned job of a dry run's log: its rule and its input and output files."""
-    jobs: list[dict[str, list[str]]] = []
-    for line in text.splitlines():
-        stripped = line.strip()
-        if m := re.match(r"^(?:local)?rule (\w+):$", stripped):
-            jobs.append({"rule": [m[1]], "input": [], "output": []})
-        elif jobs and (m := re.match(r"^(input|output): (.*)$", stripped)):
-            jobs[-1][m[1]] = m[2].split(", ")
-    return jobs
-
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory):
-    """The default target's jobs, with and without a mirror."""
-    out = {}
-    for name, args in (("mirror", ("--config", f"mirror={MIRROR}")), ("no mirror", ())):
-        d = copy_workflow(tmp_path_factory.mktemp("coverage_dag"))
-        res = snakemake(d, "-n", *args)
-        assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-        out[name] = dry_run_jobs(res.stdout + res.stderr)
-    return out
+def planned(tiny_world_plan_with_mirror, tiny_world_plan):
+    """The default target's jobs, with and without a mirror (the session's dry runs, tests/conftest.py)."""
+    return {"mirror": tiny_world_plan_with_mirror, "no mirror": tiny_world_plan}
 
 
 def _regenerated_paths(released: bool) -> dict[str, tuple[str, str]]:
@@ -58,7 +35,7 @@ def test_every_regenerated_item_is_an_output_of_the_default_run(planned):
 
 def test_the_index_reads_every_coverage_output_and_without_a_mirror_no_released_one(planned):
     for name, released in (("mirror", True), ("no mirror", False)):
-        (index,) = [job for job in planned[name] if job["rule"] == ["index"]]
+        (index,) = [job for job in planned[name] if job["rule"] == "index"]
         inputs = set(index["input"])
         expected = set(_regenerated_paths(released=released))
         assert expected <= inputs, (name, sorted(expected - inputs))

@@ -7,8 +7,6 @@ import re
 import pytest
 from workflow_helpers import copy_workflow, snakemake
 
-MIRROR = "/nonexistent-mirror"  # a dry run only plans the fetches: any mirror puts the released source in the DAG
-
 
 def jobs_of(text: str) -> list[dict[str, str | list[str]]]:
     """Each planned job of a dry run's log: rule, wildcards, input and output files."""
@@ -32,8 +30,8 @@ def plan(tmp_path, *args, override=None) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_each_figure_is_computed_and_drawn_by_its_own_rule_and_shown_in_the_report(tmp_path):
-    jobs = plan(tmp_path, "--config", f"mirror={MIRROR}")
+def test_each_figure_is_computed_and_drawn_by_its_own_rule_and_shown_in_the_report(tiny_world_plan_with_mirror):
+    jobs = tiny_world_plan_with_mirror  # the session's dry run with a mirror (tests/conftest.py)
     planned = sorted((j["rule"], j["wildcards"]) for j in jobs if "cxc_" in j["rule"])
     assert planned == [
         ("cxc_encoder_sts", ""),

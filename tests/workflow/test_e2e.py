@@ -1,4 +1,7 @@
-"""End to end: the DAG on a tiny world, from nothing to reports/index.html, then nothing to do."""
+"""End to end: the DAG on a tiny world, from nothing to reports/index.html, then nothing to do.
+
+The run is the session's `tiny_world_run` (tests/conftest.py), built once and shared with every test that reads
+it; the test that changes it (share, a changed parameter, rerun) works on `tiny_world_run_copy`."""
 
 from __future__ import annotations
 
@@ -19,22 +22,14 @@ from itmbench.papers.registry import PAPERS
 from itmbench.report.index import DIFFERENCES_NOTE
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    d = copy_workflow(tmp_path_factory.mktemp("e2e"))
-    res = snakemake(d)
-    assert res.returncode == 0, failure(d, res)
-    return d
-
-
 @pytest.mark.slow
-def test_dag_builds_the_reports(run_dir):
-    index = (run_dir / "reports/index.html").read_text()
+def test_dag_builds_the_reports(tiny_world_run):
+    index = (tiny_world_run / "reports/index.html").read_text()
     assert 'href="world/retrieval.html"' in index
-    html = (run_dir / "reports/world/retrieval.html").read_text()
+    html = (tiny_world_run / "reports/world/retrieval.html").read_text()
     assert "clip [original]" in html and "random [truth]" in html
     for ext in ("csv", "md", "tex"):
-        assert (run_dir / f"results/world/tables/retrieval/retrieval.{ext}").stat().st_size > 0
+        assert (tiny_world_run / f"results/world/tables/retrieval/retrieval.{ext}").stat().st_size > 0
 
 
 WORLD_PAPER_FILES = {
@@ -48,22 +43,22 @@ WORLD_PAPER_FILES = {
 
 
 @pytest.mark.slow
-def test_dag_builds_each_papers_world_tables_figures_and_report(run_dir):
+def test_dag_builds_each_papers_world_tables_figures_and_report(tiny_world_run):
     for paper, (tables, figures) in WORLD_PAPER_FILES.items():
         for stem in tables:
             for ext in ("csv", "md", "tex"):
-                assert (run_dir / f"results/world/tables/{paper}/{stem}.{ext}").stat().st_size > 0, (paper, stem)
+                assert (tiny_world_run / f"results/world/tables/{paper}/{stem}.{ext}").stat().st_size > 0, (paper, stem)
         for stem in figures:
-            assert (run_dir / f"results/world/figures/{paper}/{stem}.png").read_bytes()[:4] == b"\x89PNG"
-            assert (run_dir / f"results/world/figures/{paper}/{stem}.pdf").read_bytes()[:5] == b"%PDF-"
-        html = (run_dir / f"reports/world/{paper}.html").read_text()
+            assert (tiny_world_run / f"results/world/figures/{paper}/{stem}.png").read_bytes()[:4] == b"\x89PNG"
+            assert (tiny_world_run / f"results/world/figures/{paper}/{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+        html = (tiny_world_run / f"reports/world/{paper}.html").read_text()
         assert "filled from the world, beside the published numbers" in html, paper
         assert html.count("data:image/png;base64") >= len(figures), paper
         if paper in CLAIM_ORDER:  # a paper without registered claims (SugarCrepe) shows no claims table
             assert "claims checked on the world results" in html, paper
         else:
             assert "claims checked on the world results" not in html, paper
-    table2 = pd.read_csv(run_dir / "results/world/tables/bivlc/table2.csv")
+    table2 = pd.read_csv(tiny_world_run / "results/world/tables/bivlc/table2.csv")
     mapped = table2[(table2["row"] == "CLIP_COCO") & (table2["column"] == "I2T")].iloc[0]
     assert mapped["model"] == "clip_coco" and mapped["status"] == "compared" and mapped["published"] == 82.75
     pretrained = table2[(table2["row"] == "CLIP") & (table2["column"] == "I2T")].iloc[0]
@@ -72,14 +67,14 @@ def test_dag_builds_each_papers_world_tables_figures_and_report(run_dir):
 
 
 @pytest.mark.slow
-def test_every_regenerated_item_of_the_coverage_exists_after_the_run(run_dir):
+def test_every_regenerated_item_of_the_coverage_exists_after_the_run(tiny_world_run):
     """A world item's files are built; a released item's only when the run had a mirror (this one has none)."""
     had_mirror = bool(TINY.get("mirror"))
     checked = 0
     for paper in PAPERS:
         for item in load_coverage(paper):
             for path in item.paths("world") if item.regenerated else ():
-                built = (run_dir / path).is_file() and (run_dir / path).stat().st_size > 0
+                built = (tiny_world_run / path).is_file() and (tiny_world_run / path).stat().st_size > 0
                 expected = had_mirror if is_released_path(path) else True
                 assert built == expected, (paper, item.item, path)
                 checked += 1
@@ -91,8 +86,8 @@ def _index_section(html: str, paper: str) -> str:
 
 
 @pytest.mark.slow
-def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_resolve(run_dir):
-    html = (run_dir / "reports/index.html").read_text()
+def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_resolve(tiny_world_run):
+    html = (tiny_world_run / "reports/index.html").read_text()
     for paper in PAPERS:
         assert f'<section id="{paper}">' in html, paper
     hrefs = re.findall(r'href="([^"]*)"', html)
@@ -100,12 +95,12 @@ def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_reso
         if href.startswith("#"):
             assert f'id="{href[1:]}"' in html, href
         else:
-            assert (run_dir / "reports" / href).resolve().is_file(), href
+            assert (tiny_world_run / "reports" / href).resolve().is_file(), href
     for paper in PAPERS:  # every file of a world item is linked
         for item in load_coverage(paper):
             for path in item.paths("world", released=False) if item.regenerated else ():
                 assert f"../{path}" in hrefs, (paper, item.item, path)
-    claims = pd.read_csv(run_dir / "results/world/tables/claims/claims.csv")
+    claims = pd.read_csv(tiny_world_run / "results/world/tables/claims/claims.csv")
     for paper, part in claims.groupby("paper"):
         holds = part["holds"].map({True: "holds", False: "does not hold", "True": "holds", "False": "does not hold"})
         n = holds.fillna("undecided").value_counts()
@@ -136,14 +131,14 @@ def _dump_dom(browser: str, page, profile) -> str:
 
 
 @pytest.mark.slow
-def test_every_report_renders_in_a_browser_as_results_with_links_that_resolve(run_dir, tmp_path):
+def test_every_report_renders_in_a_browser_as_results_with_links_that_resolve(tiny_world_run, tmp_path):
     """Each report, opened in a headless Chromium: its title and navigation, no code cell, every link a file."""
     browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
     if browser is None:
         pytest.skip(f"no headless browser ({', '.join(BROWSERS)}); on Debian: apt-get install chromium")
-    reports = sorted((run_dir / "reports").rglob("*.html"))
-    index = run_dir / "reports/index.html"
-    assert index in reports and len(reports) == 1 + len(list((run_dir / "reports/world").glob("*.html"))) >= 8
+    reports = sorted((tiny_world_run / "reports").rglob("*.html"))
+    index = tiny_world_run / "reports/index.html"
+    assert index in reports and len(reports) == 1 + len(list((tiny_world_run / "reports/world").glob("*.html"))) >= 8
     for page in reports:
         dom = _dump_dom(browser, page, tmp_path / "profile")
         classes = set(" ".join(re.findall(r'class="([^"]*)"', dom)).split())
@@ -165,17 +160,17 @@ def test_every_report_renders_in_a_browser_as_results_with_links_that_resolve(ru
         linked = {(page.parent / link).resolve() for link in links if link.endswith(".html")}
         assert linked == set(reports) - {page}, page  # the index and every other report
         assert "jp-OutputArea" in classes, page
-    bivlc = _dump_dom(browser, run_dir / "reports/world/bivlc.html", tmp_path / "profile")
+    bivlc = _dump_dom(browser, tiny_world_run / "reports/world/bivlc.html", tmp_path / "profile")
     assert "T2I is below I2T (test: " in bivlc and '{"' not in bivlc.split("<main>", 1)[1]  # claims as sentences
 
 
 @pytest.mark.slow
-def test_snakemake_report_includes_the_paper_tables_and_figures(run_dir):
+def test_snakemake_report_includes_the_paper_tables_and_figures(tiny_world_run, tmp_path):
     import zipfile
 
-    res = snakemake(run_dir, "--report", "report.zip")
+    res = snakemake(tiny_world_run, "--report", str(tmp_path / "report.zip"))  # outside the shared run
     assert res.returncode == 0, res.stderr[-3000:]
-    with zipfile.ZipFile(run_dir / "report.zip") as archive:
+    with zipfile.ZipFile(tmp_path / "report.zip") as archive:
         names = archive.namelist()
     assert any(n.endswith("report.html") for n in names)
     data_figures = sum(len(PAPERS[paper].data_figures) for paper in WORLD_PAPER_FILES)  # CxC's Figures 3-5
@@ -184,8 +179,8 @@ def test_snakemake_report_includes_the_paper_tables_and_figures(run_dir):
 
 
 @pytest.mark.slow
-def test_trained_model_beats_random_by_a_clear_margin(run_dir):
-    table = pd.read_csv(run_dir / "results/world/tables/retrieval/retrieval.csv")
+def test_trained_model_beats_random_by_a_clear_margin(tiny_world_run):
+    table = pd.read_csv(tiny_world_run / "results/world/tables/retrieval/retrieval.csv")
     orig = table[(table["positive_set"] == "original") & table["column"].str.contains("R@5")]
     by_model = orig.groupby("model")["value"].mean()
     # random's R@5 on 100 images / 500 captions is about 1-5%; the trained model is far above
@@ -197,25 +192,25 @@ def test_trained_model_beats_random_by_a_clear_margin(run_dir):
 
 
 @pytest.mark.slow
-def test_same_params_give_byte_identical_tables(run_dir, tmp_path):
+def test_same_params_give_byte_identical_tables(tiny_world_run, tmp_path):
     again = copy_workflow(tmp_path)
     res = snakemake(again, "results/world/tables/retrieval/retrieval.csv")
     assert res.returncode == 0, failure(again, res)
     for ext in ("csv", "md", "tex"):
         rel = f"results/world/tables/retrieval/retrieval.{ext}"
-        assert (again / rel).read_bytes() == (run_dir / rel).read_bytes(), rel
+        assert (again / rel).read_bytes() == (tiny_world_run / rel).read_bytes(), rel
 
 
 @pytest.mark.slow
-def test_nothing_to_do_after_a_full_run(run_dir):
-    res = snakemake(run_dir, "-n")
+def test_nothing_to_do_after_a_full_run(tiny_world_run):
+    res = snakemake(tiny_world_run, "-n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Nothing to be done" in res.stdout + res.stderr
 
 
 @pytest.mark.slow
-def test_lint_is_clean(run_dir):
-    res = snakemake(run_dir, "--lint")
+def test_lint_is_clean(tiny_world_run):
+    res = snakemake(tiny_world_run, "--lint")
     assert res.returncode == 0 and "Congratulations" in res.stdout + res.stderr, res.stdout[-3000:]
 
 
@@ -242,8 +237,8 @@ WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic", "sugarcrepe")
 
 
 @pytest.mark.slow
-def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
-    jobs = planned_jobs(run_dir, override={"bivlc": {"p_extra_object": 0.25}})
+def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(tiny_world_run):
+    jobs = planned_jobs(tiny_world_run, override={"bivlc": {"p_extra_object": 0.25}})
     rules = {rule for rule, _ in jobs}
     cross = {"score_pairs", "score_benchmark_pairs"}  # the cross scorers rescore BiVLC's pairs
     assert rules == SCORING_RULES | cross | {
@@ -262,10 +257,10 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(run_dir):
 
 
 @pytest.mark.slow
-def test_an_mcic_parameter_reruns_only_what_mcic_feeds(run_dir):
+def test_an_mcic_parameter_reruns_only_what_mcic_feeds(tiny_world_run):
     """The lambda grid changes MCIC's decoys: its build, its train split and the option scorers trained on it
     (which score the other benchmarks' pairs too), never another benchmark's build or an embedding model."""
-    jobs = planned_jobs(run_dir, override={"mcic": {"lambda_grid": [0.2, 0.3, 0.4]}})
+    jobs = planned_jobs(tiny_world_run, override={"mcic": {"lambda_grid": [0.2, 0.3, 0.4]}})
     rules = {rule for rule, _ in jobs}
     assert {"build_benchmark", "mcic_train_split", "mcic_lambda_search", "train_ffnn", "world_tables_mcic"} <= rules
     assert "train" not in rules and "embed" not in rules and "embed_train_split" not in rules, rules
@@ -279,9 +274,9 @@ def test_an_mcic_parameter_reruns_only_what_mcic_feeds(run_dir):
 
 
 @pytest.mark.slow
-def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
+def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run):
     """The metrics' intervals are a second output of the scoring jobs: no model job, no embedding reruns."""
-    jobs = planned_jobs(run_dir, override={"score": {"n_boot": 50}})
+    jobs = planned_jobs(tiny_world_run, override={"score": {"n_boot": 50}})
     rules = {rule for rule, _ in jobs}
     assert rules == {
         "score_benchmark",
@@ -306,11 +301,11 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(run_dir):
 
 
 @pytest.mark.slow
-def test_a_world_parameter_reruns_everything_downstream(run_dir):
-    everything = {rule for rule, _ in planned_jobs(run_dir, "--forceall")}
-    jobs = planned_jobs(run_dir, override={"world": {"noise": 5.0}})
+def test_a_world_parameter_reruns_everything_downstream(tiny_world_run):
+    everything = {rule for rule, _ in planned_jobs(tiny_world_run, "--forceall")}
+    jobs = planned_jobs(tiny_world_run, override={"world": {"noise": 5.0}})
     assert {rule for rule, _ in jobs} == everything
-    assert len(jobs) == len(planned_jobs(run_dir, "--forceall"))
+    assert len(jobs) == len(planned_jobs(tiny_world_run, "--forceall"))
 
 
 def _git(cwd, *args):
@@ -326,9 +321,10 @@ def _run(cwd, *cmd):
 
 
 @pytest.mark.slow
-def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(run_dir, tmp_path):
-    lab_a, lab_b, store = tmp_path / "lab_a", tmp_path / "lab_b", tmp_path / "dvc_store"
-    shutil.copytree(run_dir, lab_a, symlinks=True)  # copy2: the producer's modification times
+def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
+    tiny_world_run, tiny_world_run_copy, tmp_path
+):
+    lab_a, lab_b, store = tiny_world_run_copy, tmp_path / "lab_b", tmp_path / "dvc_store"  # copy2: the run's times
     for name in (".gitignore", "dvc.yaml", "data/.gitignore", "results/.gitignore"):
         shutil.copy(REPO / name, lab_a / name)
     _git(lab_a, "init", "-q")
@@ -345,7 +341,7 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
     _git(tmp_path, "clone", "-q", str(lab_a), str(lab_b))
     _run(lab_b, sys.executable, "-m", "itmbench.cli", "pull")
     table = "results/world/tables/retrieval/retrieval.csv"
-    assert (lab_b / table).read_bytes() == (run_dir / table).read_bytes()
+    assert (lab_b / table).read_bytes() == (tiny_world_run / table).read_bytes()
     res = snakemake(lab_b, "-n")
     assert res.returncode == 0, res.stderr[-3000:]
     assert "Nothing to be done" in res.stdout + res.stderr, (res.stdout + res.stderr)[-3000:]
@@ -376,8 +372,8 @@ def test_share_then_pull_in_a_fresh_clone_has_nothing_to_run_and_dvc_diffs_work(
 
 
 @pytest.mark.slow
-def test_models_that_are_not_dual_encoders_are_scored_where_they_apply(run_dir):
-    metrics = run_dir / "results/world/metrics"
+def test_models_that_are_not_dual_encoders_are_scored_where_they_apply(tiny_world_run):
+    metrics = tiny_world_run / "results/world/metrics"
     scored = {p.parent.name + "/" + p.stem for p in metrics.glob("*/*.json")}
     for bench in ("bison", "mcic", "bivlc"):
         assert {f"{bench}/coca", f"{bench}/ffnn"} <= scored, bench
@@ -395,18 +391,17 @@ def test_models_that_are_not_dual_encoders_are_scored_where_they_apply(run_dir):
     coca = json.loads((metrics / "mcic/coca.json").read_text())["metrics"]
     assert all(cell["n"] > 0 for cell in coca.values())
     # tables show the cells that are not scored, with the reason
-    cxc_md = (run_dir / "results/world/tables/cxc/cxc.md").read_text()
+    cxc_md = (tiny_world_run / "results/world/tables/cxc/cxc.md").read_text()
     assert "not scored (cross scorer; every caption x image pair: cost" in cxc_md and "pairs)" in cxc_md
-    bison_md = (run_dir / "results/world/tables/bison/bison.md").read_text()
+    bison_md = (tiny_world_run / "results/world/tables/bison/bison.md").read_text()
     assert "not applicable (bag_of_words scores text-text only)" in bison_md
     assert "not applicable (pixel_features scores image-image only)" in bison_md
-    retrieval = pd.read_csv(run_dir / "results/world/tables/retrieval/retrieval.csv")
+    retrieval = pd.read_csv(tiny_world_run / "results/world/tables/retrieval/retrieval.csv")
     assert set(retrieval.loc[retrieval["column"] == "status", "row"]) == {"bow", "coca", "pixels"}
 
 
-def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tmp_path):
-    d = copy_workflow(tmp_path)
-    jobs = planned_jobs(d)
+def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tiny_world_plan, tmp_path):
+    jobs = [(job["rule"], job["wildcards"]) for job in tiny_world_plan]
     galleries = ("retrieval", "eccv", "cxc")
     coca = [(r, w) for r, w in jobs if "coca" in w]
     assert coca and not any(r in ("embed", "embed_added", "embed_train_split") for r, _ in coca)
@@ -416,7 +411,7 @@ def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tmp_
     }
     ffnn_pairs = {w for r, w in jobs if r == "score_pairs" and "cross=ffnn" in w}
     assert len(ffnn_pairs) == 7  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
-    asked = planned_jobs(d, override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
+    asked = planned_jobs(copy_workflow(tmp_path), override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
     assert {w for r, w in asked if r == "score_pairs" and "cross=coca" in w} >= {
         f"pairbench={b}, cross=coca" for b in galleries
     }

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from workflow_helpers import copy_workflow, planned
-
-
-def planned_priorities(workdir: Path) -> dict[tuple[str, str], int]:
-    """(rule, wildcards) -> priority of every job a dry run plans that prints one."""
-    return {(j["rule"], j["wildcards"]): j["priority"] for j in planned(workdir) if j["priority"] is not None}
-
-
-def test_trainings_come_before_short_jobs_and_clip_first(tmp_path: Path) -> None:
-    prio = planned_priorities(copy_workflow(tmp_path))
+def test_trainings_come_before_short_jobs_and_clip_first(tiny_world_plan: list[dict]) -> None:
+    # (rule, wildcards) -> priority of every job the session's dry run plans that prints one
+    prio = {(j["rule"], j["wildcards"]): j["priority"] for j in tiny_world_plan if j["priority"] is not None}
     train = {w.removeprefix("trained="): p for (rule, w), p in prio.items() if rule == "train"}
     # clip: four fine-tunes start from it (init: clip_coco, clip_trohn_text, clip_trohn_img and its filtered
     # ablation), the FFNN and MCIC's three linear baselines read its embeddings (upstream), and it is the cross

@@ -40,20 +40,28 @@ def snakemake(workdir: Path, *args: str, override: dict | None = None) -> subpro
     return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=1200)
 
 
-def planned(workdir: Path, *args: str, override: dict | None = None) -> list[dict]:
-    """Every job a dry run plans: its rule, wildcards and priority (None where Snakemake prints none)."""
-    res = snakemake(workdir, "-n", *args, override=override)
-    assert res.returncode == 0, res.stderr[-3000:]
+def parse_plan(text: str) -> list[dict]:
+    """Every job of a dry run's log: its rule, wildcards, priority (None where Snakemake prints none), inputs
+    and outputs."""
     jobs: list[dict] = []
-    for line in (res.stdout + res.stderr).splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if m := re.match(r"^(?:local)?rule (\w+):$", line):
-            jobs.append({"rule": m.group(1), "wildcards": "", "priority": None})
+            jobs.append({"rule": m.group(1), "wildcards": "", "priority": None, "input": [], "output": []})
         elif jobs and line.startswith("wildcards:"):
             jobs[-1]["wildcards"] = line[len("wildcards:") :].strip()
         elif jobs and (m := re.match(r"^priority: (\d+)$", line)):
             jobs[-1]["priority"] = int(m.group(1))
+        elif jobs and (m := re.match(r"^(input|output): (.*)$", line)):
+            jobs[-1][m.group(1)] = m.group(2).split(", ")
     return jobs
+
+
+def planned(workdir: Path, *args: str, override: dict | None = None) -> list[dict]:
+    """Every job a dry run plans (see parse_plan)."""
+    res = snakemake(workdir, "-n", *args, override=override)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return parse_plan(res.stdout + res.stderr)
 
 
 def planned_jobs(workdir: Path, *args: str, override: dict | None = None) -> list[tuple[str, str]]:
