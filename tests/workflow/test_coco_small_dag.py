@@ -57,6 +57,12 @@ def rows_of(path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="world_figures_eccv on coco: the ECCV ranking figure (and Table 5) rank only models with every Table 5 "
+    "metric, PMRP included, which the coco source cannot have (no plausible-match tables): no model qualifies "
+    "(papers/eccv/tables.py eccv_table5_models); every job before it ran",
+)
 def test_the_complete_coco_dag_runs_on_the_worlds_release_with_the_small_models(tmp_path):
     (tmp_path / "run").mkdir()
     d = copy_workflow(tmp_path / "run")
