@@ -172,3 +172,20 @@ def test_params_table_reads_values_and_the_schemas_descriptions() -> None:
     n_test = snippets.render("param world.n_test", REPO)
     assert table[2].startswith(f"| `n_test` | `{n_test}` | Images in the test split")
     assert table[3].startswith("| `image_size` |") and "pixels" in table[3]
+
+
+def test_released_table_reads_the_registry() -> None:
+    from itmbench.sources.released import load_registry
+
+    declared = load_registry(REPO / "src" / "itmbench" / "sources" / "released.yaml")
+    table = snippets.render("released keys=mcic_dev|coco_val2014_images", REPO).splitlines()
+    assert table[0] == "| key | URL | size | md5 | records |" and len(table) == 4
+    mcic = next(line for line in table if "`mcic_dev`" in line)
+    assert declared["mcic_dev"].url in mcic and f"`{declared['mcic_dev'].md5}`" in mcic
+    assert f"{declared['mcic_dev'].records:,}" in mcic
+    coco = next(line for line in table if "`coco_val2014_images`" in line)
+    assert coco.endswith("| – | – | – |")  # size, md5 and count unknown to the registry: a dash, never a guess
+    rows = snippets.render("released benchmark=cxc", REPO).splitlines()[2:]
+    assert len(rows) == sum(f.benchmark == "cxc" for f in declared.values())
+    with pytest.raises(KeyError, match="nosuch"):
+        snippets.render("released keys=nosuch", REPO)

@@ -112,3 +112,47 @@ def test_a_world_trainer_is_refused_on_coco(coco, tmp_path) -> None:
         ]
     )
     assert rc == 2 and not (tmp_path / "m.pt").exists()
+
+
+@pytest.mark.slow
+def test_no_kept_negative_trains_negclip_on_pairs_and_leaves_trohn_img_at_its_start(coco, tmp_path) -> None:
+    """An LLM that follows no template (the small COCO DAG's random GPT-2): TROHN-Text's fine-tune has no hard
+    negative to add, TROHN-Img's has no generated image (the shards' manifests are empty): its checkpoint is the
+    starting model, unchanged, and its history says so (zero samples, best epoch 0)."""
+    torch.set_num_threads(1)
+    negatives = pd.read_parquet(coco / "negatives.parquet").assign(follows_template=False, negative_caption=None)
+    negatives.to_parquet(tmp_path / "negatives.parquet")
+    (tmp_path / "images" / "shard_0").mkdir(parents=True)
+    pd.DataFrame(
+        {"id": pd.Series([], dtype="int64"), "candidate": pd.Series([], dtype="int64"), "path": []}
+    ).to_parquet(tmp_path / "images" / "shard_0" / "manifest.parquet")
+    for trainer in ("negclip", "trohn_img"):
+        spec = {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": trainer}
+        args = ["coco-finetune", "--model", f"m_{trainer}", "--spec", json.dumps(spec), "--train", json.dumps(TRAIN)]
+        args += ["--items", str(coco / "items"), "--negatives", str(tmp_path / "negatives.parquet")]
+        args += ["--out", str(tmp_path / f"{trainer}.pt"), "--history", str(tmp_path / f"{trainer}.json")]
+        args += ["--val-images", "2", "--device", "cpu"]
+        if trainer == "trohn_img":
+            args += ["--negative-images", str(tmp_path / "images")]
+        assert main(args) == 0, trainer
+    negclip = json.loads((tmp_path / "negclip.json").read_text())
+    assert negclip["best_epoch"] == 1 and negclip["samples"]["negatives"] == {}
+    trohn_img = json.loads((tmp_path / "trohn_img.json").read_text())
+    assert trohn_img["samples"] == {"samples": 0} and trohn_img["best_epoch"] == 0 and trohn_img["history"] == []
+    torch.manual_seed(0)  # the start: itm-clip-tiny's random init under the training seed
+    start = build_encoder(model_spec("m", {"family": "open_clip", "arch": "itm-clip-tiny"}), torch.device("cpu"))
+    saved = torch.load(tmp_path / "trohn_img.pt", weights_only=False)["state_dict"]
+    assert all(torch.equal(v, saved[k]) for k, v in start.model.state_dict().items())
+
+
+def test_generated_images_of_other_captions_are_still_refused(coco, tmp_path) -> None:
+    """Images whose ids are no negative of a train caption: the shards and the table do not belong together."""
+    negatives = pd.read_parquet(coco / "negatives.parquet")
+    negatives.iloc[:0].to_parquet(tmp_path / "negatives.parquet")  # no row: every image id is unknown
+    spec = {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "trohn_img"}
+    args = ["coco-finetune", "--model", "m", "--spec", json.dumps(spec), "--train", json.dumps(TRAIN)]
+    args += ["--items", str(coco / "items"), "--negatives", str(tmp_path / "negatives.parquet")]
+    args += ["--negative-images", str(coco / "images"), "--out", str(tmp_path / "m.pt")]
+    args += ["--history", str(tmp_path / "h.json"), "--val-images", "2", "--device", "cpu"]
+    assert main(args) != 0
+    assert not (tmp_path / "m.pt").exists()

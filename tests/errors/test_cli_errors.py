@@ -123,6 +123,7 @@ INPUTS: dict[str, list[str]] = {
     + ["--out-dir", "{out}"],
     "coco-finetune": ["--model", "m", "--spec", SPEC_CLIP, "--train", "{}", "--items", "{in}", "--out", "{out}"]
     + ["--history", "{out}.json"],
+    "make-small-models": ["--out", "{in}"],  # {in}: its output folder is the input it can get wrong (_input_value)
 }
 # world reads no file: its input is the params section (a negative split size, refused by name)
 WORLD_BAD_CONFIG = json.dumps({"n_train": -3})
@@ -237,6 +238,9 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
 def _input_value(command: str, kind: str, tmp_path: Path) -> str:
     if command == "world":  # no input file: a params section with a negative split size
         return WORLD_BAD_CONFIG
+    if command == "make-small-models":  # no input file: an output folder that is a file
+        (tmp_path / "afile").write_text("a file where a folder should be\n", encoding="utf-8")
+        return str(tmp_path / "afile")
     if kind == "missing":
         return str(tmp_path / "nowhere" / "missing")
     folder = tmp_path / "a-folder"
@@ -290,6 +294,7 @@ OUTPUT_CASES = {
     "index": ["{tiny}/report.html", "--out", "{afile}/index.html"],
     "coco-merge-negatives": ["{tiny}/shard.parquet", "--out", "{afile}/n.parquet", "--summary-csv", "{afile}/s.csv"],
     "trohn-text-table": ["{tiny}/history.json", "--out-csv", "{afile}/table6.csv"],
+    "make-small-models": ["--out", "{afile}/small"],
 }
 
 

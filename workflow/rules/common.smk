@@ -44,6 +44,11 @@ MIRROR = config.get("mirror") or ""
 REGISTRY = config.get("registry") or ""
 STATISTICS_PAPERS = sorted(STATISTICS_KEYS)
 RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items()}
+# The released source's report (papers' released results: statistics, paper tables, CxC's figures) joins the
+# run when a mirror holds its files: any mirror of the real files, but not a release whose registry overlay
+# declares only some of them (`itmbench export-release` writes the world's benchmarks, not the papers' results).
+RELEASED_KEYS = sorted({k for keys in STATISTICS_KEYS.values() for k in keys} | set(PAPER_TABLE_KEYS))
+RELEASED_REPORT = bool(MIRROR) and (not REGISTRY or set(RELEASED_KEYS) <= set(load_registry(REGISTRY)))
 
 
 wildcard_constraints:
@@ -205,9 +210,10 @@ def get_bench_report_images(wildcards):
 
 
 def report_pages():
-    """Every report with its name in the reports' navigation: the source's, and the released source's when a mirror is set."""
+    """Every report with its name in the reports' navigation: the source's, and the released source's when a mirror
+    holds its files (RELEASED_REPORT)."""
     pages = [(BENCHMARKS[bench].report_label(), f"reports/{SOURCE}/{bench}.html") for bench in WORLD_BENCHMARKS]
-    if MIRROR:
+    if RELEASED_REPORT:
         pages.append(("released files", "reports/released/released.html"))
     return pages
 

@@ -8,6 +8,7 @@ import logging
 from itmbench.cli._args import (
     devices_arg,
     json_arg,
+    non_negative_int,
     positive_int,
     set_threads,
 )
@@ -88,6 +89,15 @@ def cmd_train_ffnn(args: argparse.Namespace) -> None:
     log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
 
 
+def cmd_make_small_models(args: argparse.Namespace) -> None:
+    """The COCO source's small stand-in models (open_clip, causal LM, SDXL), seeded, for `coco-small.yaml`."""
+    from itmbench.models.small import make_small_models
+
+    set_threads(1)  # the same weights on any machine
+    for name, path in make_small_models(args.out, args.seed).items():
+        log.info("small %s: %s", name, path)
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     for name, func, help_ in (("train", cmd_train, "train a model"), ("embed", cmd_embed, "embed items once")):
@@ -122,3 +132,12 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out", required=True)
     sp.add_argument("--history", required=True)
     sp.add_argument("--threads", type=positive_int, default=1)
+    sp = add(
+        "make-small-models",
+        cmd_make_small_models,
+        "small stand-ins of the COCO models (workflow/config/coco-small.yaml)",
+    )
+    sp.add_argument(
+        "--out", required=True, help="folder of open_clip/, llm/ and sdxl/ (coco-small.yaml: data/small_models)"
+    )
+    sp.add_argument("--seed", type=non_negative_int, default=0)

@@ -485,13 +485,15 @@ class LLMConfig:
 
 
 def build_text_generation_pipeline(cfg: LLMConfig | None = None, device: str | None = None) -> Any:
-    """The transformers text-generation pipeline of `cfg.model`, loaded by name (network or Hugging Face cache)."""
+    """The transformers text-generation pipeline of `cfg.model`, loaded by name (network or Hugging Face cache) or
+    by the path of a `save_pretrained` folder. No device: the GPU when there is one, else the CPU (a device map
+    would need `accelerate`, which the environment does not install; OpenChat-3.5 fits one GPU)."""
     cfg = cfg or make_config(LLMConfig)
     from transformers import pipeline
 
-    kwargs: dict[str, Any] = {"dtype": getattr(torch, cfg.dtype)}
-    kwargs.update({"device": device} if device is not None else {"device_map": "auto"})
-    return pipeline("text-generation", model=cfg.model, **kwargs)
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return pipeline("text-generation", model=cfg.model, dtype=getattr(torch, cfg.dtype), device=device)
 
 
 def _batch_seed(seed: int, subset: str, captions: Sequence[str]) -> int:

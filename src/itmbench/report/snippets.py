@@ -15,6 +15,8 @@ value in a sentence). Kinds (ARGS are shell words; options are key=value):
 - `file PATH [rows=REGEX]`: a text file (a Markdown table the pipeline writes), optionally only the
   table rows whose first cell matches REGEX (the header rows and non-table lines are kept).
 - `json PATH KEY [decimals=N] [scale=X]`: one value of a JSON file (a metrics file), inline.
+- `released [benchmark=a|b] [keys=k1|k2]`: a table of the registry's files (src/itmbench/sources/released.yaml):
+  key, URL, size, md5 and record count as declared ('–' where the registry does not know it).
 
 Outside snippets and fenced code blocks, `unchecked_numbers` finds every number and allows only
 the few in `ALLOWLIST` (versions, a paper's table numbers, ...): a result typed by hand fails.
@@ -248,6 +250,35 @@ def _render_json(path: str, key: str, opts: dict[str, str], root: Path, outputs:
     return fmt(value)
 
 
+def _render_released(opts: dict[str, str], root: Path) -> str:
+    from itmbench.sources.released import parse_registry
+
+    path = root / "src" / "itmbench" / "sources" / "released.yaml"
+    with reading(path):
+        files = list(parse_registry(path.read_text(encoding="utf-8"), str(path)).values())
+    if "benchmark" in opts:
+        files = [f for f in files if f.benchmark in opts["benchmark"].split("|")]
+    if "keys" in opts:
+        wanted = opts["keys"].split("|")
+        unknown = sorted(set(wanted) - {f.key for f in files})
+        if unknown:
+            raise KeyError(f"{path}: no file {unknown} among the selected ({opts})")
+        files = [f for f in files if f.key in wanted]
+    if not files:
+        raise KeyError(f"{path}: no file matches {opts}")
+    rows = [
+        [
+            f"`{f.key}`",
+            f.url,
+            "–" if f.size_bytes is None else f"{f.size_bytes / 1e6:,.1f} MB",
+            "–" if f.md5 is None else f"`{f.md5}`",
+            "–" if f.records is None else f"{f.records:,}",
+        ]
+        for f in files
+    ]
+    return _md_table(["key", "URL", "size", "md5", "records"], rows)
+
+
 def render(spec: str, root: Path, outputs: Path | None = None) -> str:
     """The content of a snippet from its spec (raises MissingOutput for an absent pipeline output)."""
     outputs = outputs or root
@@ -264,9 +295,11 @@ def render(spec: str, root: Path, outputs: Path | None = None) -> str:
         return _render_file(pos[0], opts, root, outputs)
     if kind == "json" and len(pos) == 2:
         return _render_json(pos[0], pos[1], opts, root, outputs)
+    if kind == "released" and not pos:
+        return _render_released(opts, root)
     raise ValueError(
         f"unknown snippet {spec!r}; kinds: param KEY, params SECTION, published CSV, "
-        "published-cell CSV, file PATH, json PATH KEY"
+        "published-cell CSV, file PATH, json PATH KEY, released"
     )
 
 

@@ -217,7 +217,7 @@ def build_coco_source(
         for n in sorted(paths)
         if n in negatives.index and int(negatives.at[n, "caption_id"]) in row_of
     ]
-    if not inst:
+    if paths and not inst:  # images of other captions: the shards and the negatives table do not belong together
         raise ValueError(f"{images_dir}: no generated image belongs to a train caption of {negatives_path}")
     tokens = tokenize([negatives.at[n, "negative_caption"] for _, n in inst])
     return CocoNegativePairSource(

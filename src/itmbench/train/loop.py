@@ -364,7 +364,14 @@ def fit(
             state = saved["state"]
             log.info("resumed %s from epoch %d", spec.name, state["epoch"])
 
-    for epoch in range(state["epoch"], cfg.epochs):
+    if source.n_samples == 0:  # nothing to learn from (TROHN-Img when the LLM kept no negative caption)
+        log.warning(
+            "%s: no training sample %s; the checkpoint is the starting model, unchanged", spec.name, source.stats()
+        )
+        recalls = validation_recalls(encoder, val, recipe.tasks)
+        state.update(best_score=float(np.mean([recalls[t] for t in recipe.tasks])), best_epoch=0)
+        state["best_state"] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    for epoch in range(state["epoch"], cfg.epochs if source.n_samples else 0):
         t0 = time.time()
         model.train()
         rng = epoch_rng(cfg, epoch)

@@ -85,7 +85,6 @@ def test_counts_are_read_from_the_world_and_the_coco_summaries() -> None:
         (_summary({"replace_obj": -1}), "expected a count >= 0"),
         (_summary({"replace_obj": True}), "expected a count >= 0"),
         (_summary({"replace_obj": 1.5}), "expected a count >= 0"),
-        (_summary({"replace_obj": 0}), "no hard negative"),
     ],
 )
 def test_bad_summaries_are_refused_naming_the_file_and_key(summary, named: str) -> None:
@@ -119,6 +118,20 @@ def test_the_command_writes_the_table_beside_the_printed_counts(tmp_path: Path) 
     before = {p.name: p.read_bytes() for p in out.parent.iterdir()}
     assert main(["trohn-text-table", str(history), "--out-csv", str(out)]) == 0  # deterministic bytes
     assert {p.name: p.read_bytes() for p in out.parent.iterdir()} == before
+
+
+def test_no_hard_negative_at_all_is_a_table_of_zeros_without_shares(tmp_path: Path) -> None:
+    """The COCO fine-tune of an LLM that followed no template (the small COCO DAG): zero instances, no share."""
+    history = tmp_path / "clip_trohn_text" / "history.json"
+    history.parent.mkdir()
+    history.write_text(json.dumps(_summary({}, key="negatives")), encoding="utf-8")
+    out = tmp_path / "table6.csv"
+    assert main(["trohn-text-table", str(history), "--out-csv", str(out)]) == 0
+    table = pd.read_csv(out)
+    counts = table[table["row"] == INSTANCES_ROW]
+    assert len(counts) == len(TABLE6_SUBSETS) + 1 and (counts["value"] == 0).all()
+    shares = table[table["row"] == SHARE_ROW]  # 0 of 0: no share regenerated, the published ones kept
+    assert len(shares) == len(TABLE6_SUBSETS) and shares["value"].isna().all() and shares["published"].notna().all()
 
 
 def test_the_command_refuses_a_summary_of_another_trainer(tmp_path: Path, capsys) -> None:

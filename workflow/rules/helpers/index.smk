@@ -13,7 +13,7 @@ def get_index_artefacts():
     """The coverage matrices' files this run builds: the source's, and with a mirror the released source's."""
     paths = []
     for paper in REGISTERED_PAPERS:
-        paths.extend(p for p in coverage_outputs(paper, SOURCE, released=bool(MIRROR)) if produced_here(p))
+        paths.extend(p for p in coverage_outputs(paper, SOURCE, released=RELEASED_REPORT) if produced_here(p))
     return list(dict.fromkeys(paths))
 
 

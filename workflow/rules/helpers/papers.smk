@@ -71,7 +71,7 @@ def get_bench_world_figures(wildcards):
     if wildcards.bench not in WORLD_PAPERS:
         return []
     paths = [p for p in world_figure_paths(wildcards.bench, f"{RESULTS}/figures/{wildcards.bench}") if p.endswith(".png")]
-    roots = [RESULTS, "results/released"] if MIRROR else [RESULTS]
+    roots = [RESULTS, "results/released"] if RELEASED_REPORT else [RESULTS]
     data = [f"{root}/figures/{wildcards.bench}/{stem}.png" for root in roots for stem in PAPER_ENTRIES[wildcards.bench].data_figures]
     return paths + [p for p in data if produced_here(p)]
 
