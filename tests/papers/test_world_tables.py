@@ -324,6 +324,22 @@ def test_eccv_coco_1k_and_rsum_fill_table4_and_join_table5_when_every_model_has_
     assert _cell(out, "Table 5", "COCO 1K R@1", "ECCV R@1")["value"] == -1.0
 
 
+def test_eccv_table5_ranks_models_without_pmrp_by_the_metrics_they_have() -> None:
+    """The coco source has no PMRP (it needs the world's truth): its models are still ranked, PMRP's pairs are
+    not regenerated, and the ranking figure draws them."""
+    from itmbench.papers.eccv.figures import eccv_figure
+    from itmbench.papers.eccv.tables import eccv_table5_models
+
+    metrics = _metrics()
+    for model in metrics["eccv"]:
+        del metrics["eccv"][model]["metrics"]["pmrp"]
+    assert eccv_table5_models(metrics, {"random": "chance"}) == ["clip", "vse"]
+    out = world_comparison("eccv", metrics, {"clip": "CLIP ViT-B/32", "vse": "VSE++"}, {"random": "chance"})
+    assert _cell(out, "Table 5", "ECCV R@1", "ECCV mAP@R")["value"] == 1.0
+    assert _cell(out, "Table 5", "COCO 5K R@1", "PMRP")["status"] == "not_regenerated"
+    eccv_figure(metrics, {}, {"random": "chance"})  # two ranked models: drawn, not refused
+
+
 def test_cxc_tables_read_every_direction_and_the_correlation_spread() -> None:
     out = world_comparison("cxc", _metrics(), {"vse": "VSE++"})
     assert _cell(out, "Table 2", "VSE++", "Text → Image R@10", block="CxC")["value"] == 24.0

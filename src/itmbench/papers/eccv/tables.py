@@ -196,9 +196,12 @@ ECCV_TABLE4_WORLD: dict[tuple[str, str], str] = {
 }
 
 
-# Table 5 metrics a model must have to be ranked (COCO 1K and RSUM join where every ranked model has them:
-# metrics files written before the COCO 1K folds lack them)
-ECCV_TABLE5_REQUIRED: tuple[str, ...] = tuple(m for m in ECCV_TABLE5_WORLD if not m.startswith(("COCO 1K", "RSUM")))
+# Table 5 metrics a model must have to be ranked. The others join where every ranked model has them: COCO 1K
+# and RSUM (metrics files written before the COCO 1K folds lack them) and PMRP (it needs the world's truth: the
+# coco source's models have none, and are ranked by the metrics their released positives allow).
+ECCV_TABLE5_REQUIRED: tuple[str, ...] = tuple(
+    m for m in ECCV_TABLE5_WORLD if not m.startswith(("COCO 1K", "RSUM")) and m != "PMRP"
+)
 
 
 def eccv_table5_models(metrics: WorldMetrics, kinds: Mapping[str, str]) -> list[str]:
