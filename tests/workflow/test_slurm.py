@@ -3,8 +3,12 @@
 Runs the tiny world's retrieval table (train, embed and pair-scoring jobs on the `gpu` partition,
 the rest on `cpu`) through `--workflow-profile workflow/profiles/slurm`, the profile as shipped, and
 checks from `sacct` that every job ran as a SLURM job with the partition, GPUs, memory, time and
-CPUs Snakemake resolved for it; the outputs equal a local run's byte for byte. Then a training job
-cancelled mid-run is resubmitted and resumes from its last finished epoch.
+CPUs Snakemake resolved for it; the outputs equal a local run's byte for byte. Then the faults a
+cluster produces, each on a copy of that clean run: a training job cancelled mid-run, one over its
+time limit and one on a node set DOWN all resume from their last finished epoch to the same
+checkpoint; Snakemake itself SIGKILLed, unlocked and rerun ends with the clean outputs. Last, the
+scoring stage with and without job groups (workflow/profiles/slurm-grouped), counted in sacct.
+What the runs measured goes to reports/cluster/slurm_tests.md (docs/cluster.md quotes it).
 
 Skipped where the cluster cannot run: without Debian's slurm packages (`.ci/install_slurm.sh`),
 without snakemake-executor-plugin-slurm, or not as root (slurmd runs jobs as their user).
@@ -32,7 +36,8 @@ from itmbench.io import write_text
 
 # The retrieval metrics of clip (world, build, train, embed, score) and of the FFNN cross scorer
 # that reranks clip's candidates (split, embed_train_split, train_ffnn, score_pairs, score): a dozen
-# jobs, four GPU rules among them. The whole tiny world (149 jobs) takes too long for CI on 2 cores.
+# jobs, four GPU rules among them. The whole tiny world takes too long for CI on 2 cores
+# (benchmarks/slurm_whole_dag.py times it).
 TARGETS = ("results/world/metrics/retrieval/clip.json", "results/world/metrics/retrieval/ffnn.json")
 PROFILE = "workflow/profiles/slurm"
 
