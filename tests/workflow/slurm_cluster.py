@@ -8,6 +8,11 @@ find the cluster through SLURM_CONF, which `LoopbackCluster.env()` sets.
 The node `n1` is in two partitions, `cpu` and `gpu`; it declares GRES `gpu` with `File=` pointing
 at placeholder files: Debian's Slurm 22.05 drops a file-less GPU GRES ("Removing file-less GPU")
 and the node goes INVAL. No cgroups: `proctrack/linuxproc` and `task/none`.
+
+Time limits: slurmctld looks for jobs past their limit every 30 s (fixed in Slurm 22.05, not a
+setting), with no grace (`OverTimeLimit=0`), and kills a job `KillWait=5` s after its SIGTERM; so a
+job asking for one minute ends between 60 and 95 s after it started. A job requeued after a node
+failure waits `cred_expire` (10 s here, 120 s by default) before it may start again.
 """
 
 from __future__ import annotations
@@ -100,6 +105,7 @@ class LoopbackCluster:
             f.touch()
             gpu_files.append(str(f))
         auth = f"AuthInfo=socket={self.munge_socket}"
+        # cred_expire: a requeued job (node failure) waits this long before it may start again (default 120 s)
         (r / "slurm.conf").write_text(
             f"""ClusterName=itmtest
 SlurmctldHost=localhost(127.0.0.1)
@@ -109,7 +115,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-{auth}
+{auth},cred_expire=10
 StateSaveLocation={r / "state"}
 SlurmdSpoolDir={r / "spool"}
 SlurmctldPidFile={r / "slurmctld.pid"}

@@ -3,8 +3,12 @@
 Runs the tiny world's retrieval table (train, embed and pair-scoring jobs on the `gpu` partition,
 the rest on `cpu`) through `--workflow-profile workflow/profiles/slurm`, the profile as shipped, and
 checks from `sacct` that every job ran as a SLURM job with the partition, GPUs, memory, time and
-CPUs Snakemake resolved for it; the outputs equal a local run's byte for byte. Then a training job
-cancelled mid-run is resubmitted and resumes from its last finished epoch.
+CPUs Snakemake resolved for it; the outputs equal a local run's byte for byte. Then the faults a
+cluster produces, each on a copy of that clean run: a training job cancelled mid-run, one over its
+time limit and one on a node set DOWN all resume from their last finished epoch to the same
+checkpoint; Snakemake itself SIGKILLed, unlocked and rerun ends with the clean outputs. Last, the
+scoring stage with and without job groups (workflow/profiles/slurm-grouped), counted in sacct.
+What the runs measured goes to reports/cluster/slurm_tests.md (docs/cluster.md quotes it).
 
 Skipped where the cluster cannot run: without Debian's slurm packages (`.ci/install_slurm.sh`),
 without snakemake-executor-plugin-slurm, or not as root (slurmd runs jobs as their user).
@@ -13,6 +17,8 @@ without snakemake-executor-plugin-slurm, or not as root (slurmd runs jobs as the
 from __future__ import annotations
 
 import importlib.util
+import json
+import math
 import os
 import re
 import shutil
@@ -26,9 +32,12 @@ import yaml
 from slurm_cluster import LoopbackCluster, missing_binaries
 from workflow_helpers import REPO, copy_workflow, failure, snakemake
 
+from itmbench.io import write_text
+
 # The retrieval metrics of clip (world, build, train, embed, score) and of the FFNN cross scorer
 # that reranks clip's candidates (split, embed_train_split, train_ffnn, score_pairs, score): a dozen
-# jobs, four GPU rules among them. The whole tiny world (149 jobs) takes too long for CI on 2 cores.
+# jobs, four GPU rules among them. The whole tiny world takes too long for CI on 2 cores
+# (benchmarks/slurm_whole_dag.py times it).
 TARGETS = ("results/world/metrics/retrieval/clip.json", "results/world/metrics/retrieval/ffnn.json")
 PROFILE = "workflow/profiles/slurm"
 
@@ -54,24 +63,70 @@ def cluster():
         yield c
     finally:
         c.stop()
+        _write_record()
 
 
-def slurm_snakemake(cluster: LoopbackCluster, workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    """Snakemake with the shipped SLURM profile on the loopback cluster (status checks every few seconds)."""
-    cmd = [
+def slurm_cmd(*args: str, profile: str | Path = PROFILE, configfiles: tuple[str, ...] = ("tiny.yaml",)) -> list[str]:
+    """Snakemake with a SLURM profile on the loopback cluster (status checks every few seconds)."""
+    return [
         sys.executable,
         "-m",
         "snakemake",
         "--workflow-profile",
-        PROFILE,
+        str(profile),
         "--slurm-init-seconds-before-status-checks",
         "2",
         "--slurm-keep-successful-logs",
         *args,
         "--configfile",
-        "tiny.yaml",
+        *configfiles,
     ]
+
+
+def slurm_snakemake(
+    cluster: LoopbackCluster, workdir: Path, *args: str, profile: str | Path = PROFILE, **kw
+) -> subprocess.CompletedProcess:
+    """Run `slurm_cmd` in `workdir` and wait for it."""
+    cmd = slurm_cmd(*args, profile=profile, **kw)
     return subprocess.run(cmd, cwd=workdir, env=cluster.env(), capture_output=True, text=True, timeout=1500)
+
+
+def overlay_profile(dest: Path, change, source: str = PROFILE) -> Path:
+    """A copy of a shipped profile in `dest` with `change(config)` applied: the shipped file stays as it is."""
+    config = yaml.safe_load((REPO / source / "config.yaml").read_text())
+    change(config)
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return dest
+
+
+def rows_of(cluster: LoopbackCluster, workdir: Path, duplicates: bool = False) -> list[dict[str, str]]:
+    """sacct's allocations of the jobs run from `workdir` (with --duplicates: every run of a requeued job)."""
+    extra = ("--duplicates",) if duplicates else ()
+    return [r for r in cluster.sacct(*SACCT, extra=extra) if r["WorkDir"] == str(workdir)]
+
+
+# What the tests measured, written to reports/cluster/slurm_tests.md when the module ends (docs/cluster.md
+# quotes it): test -> {"seconds": ..., "sbatch": ..., ...}
+MEASURED: dict[str, dict] = {}
+RECORD = REPO / "reports" / "cluster" / "slurm_tests.md"
+
+
+def _write_record() -> None:
+    if not MEASURED:
+        return
+    keys = ["seconds", "sbatch", "jobs", "states"]
+    lines = [
+        f"Loopback SLURM cluster, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+        "",
+        "| run | " + " | ".join(keys) + " |",
+        "|---|" + "---|" * len(keys),
+    ]
+    for name, m in MEASURED.items():
+        lines.append(f"| {name} | " + " | ".join(str(m.get(k, "")) for k in keys) + " |")
+    RECORD.parent.mkdir(parents=True, exist_ok=True)
+    write_text(RECORD, "\n".join(lines) + "\n")
 
 
 def submitted_jobs(out: str) -> dict[str, dict]:
@@ -110,8 +165,9 @@ def slurm_run(cluster, tmp_path_factory):
     wall = time.monotonic() - t0
     assert res.returncode == 0, failure(d, res) + cluster.logs()
     out = res.stdout + res.stderr
-    print(f"SLURM run of {TARGETS}: {wall:.0f} s, {out.count('has been submitted with SLURM jobid')} sbatch")
-    return d, out, [r for r in cluster.sacct(*SACCT) if r["WorkDir"] == str(d)]
+    rows = rows_of(cluster, d)
+    MEASURED["clean run (clip and FFNN retrieval metrics)"] = {"seconds": round(wall), "sbatch": len(rows)}
+    return d, out, rows
 
 
 @pytest.fixture(scope="module")
@@ -196,42 +252,268 @@ def test_shipped_profile_sends_every_rule_that_declares_a_gpu_to_the_gpu_partiti
         assert "slurm_extra" not in res, rule  # the plugin refuses --gres/--gpus there; `gpu` becomes --gpus
 
 
+MODEL = "results/world/models/clip"
+
+
+def _copy_of(clean: Path, dest: Path, *remove: str) -> Path:
+    """A copy of the clean run (copy2: its modification times and Snakemake's metadata) without `remove`."""
+    shutil.copytree(clean, dest, symlinks=True)
+    for path in remove:
+        shutil.rmtree(dest / path)
+    return dest
+
+
+def _popen(cluster: LoopbackCluster, workdir: Path, cmd: list[str]) -> tuple[subprocess.Popen, Path]:
+    """Snakemake in the background, its output into a file (a pipe nobody reads could fill and stall it)."""
+    out = workdir / "snakemake.out"
+    with open(out, "w") as fh:
+        proc = subprocess.Popen(cmd, cwd=workdir, env=cluster.env(), stdout=fh, stderr=subprocess.STDOUT, text=True)
+    return proc, out
+
+
+def _wait_until(what: str, ok, proc: subprocess.Popen | None = None, out: Path | None = None, timeout: float = 900):
+    deadline = time.monotonic() + timeout
+    while not ok():
+        if proc is not None and proc.poll() is not None:
+            tail = out.read_text()[-4000:] if out is not None else ""
+            raise AssertionError(f"Snakemake ended ({proc.returncode}) while waiting for {what}:\n{tail}")
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.5)
+
+
+def _resumed_epoch(workdir: Path) -> int:
+    """The epoch the last training attempt resumed from, as its log says (0: it started afresh)."""
+    m = re.search(r"resumed clip from epoch (\d+)", (workdir / "logs/train/clip.log").read_text())
+    return int(m.group(1)) if m else 0
+
+
 def test_a_cancelled_training_job_is_resubmitted_and_resumes_to_the_same_checkpoint(cluster, slurm_run, tmp_path):
     d, _, _ = slurm_run
-    work = tmp_path / "w"
-    shutil.copytree(d, work, symlinks=True)  # copy2: the first run's modification times and metadata
-    model = "results/world/models/clip"
-    shutil.rmtree(work / model)
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--workflow-profile",
-        PROFILE,
-        "--slurm-init-seconds-before-status-checks",
-        "2",
-        f"{model}/model.pt",
-        "--configfile",
-        "tiny.yaml",
-    ]
-    env = cluster.env()
-    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    work = _copy_of(d, tmp_path / "w", MODEL)
+    t0 = time.monotonic()
+    proc, out = _popen(cluster, work, slurm_cmd(f"{MODEL}/model.pt"))
     try:
-        deadline = time.monotonic() + 600
-        while not (work / model / ".resume.pt").exists():  # an epoch finished
-            assert proc.poll() is None, proc.stdout.read()
-            assert time.monotonic() < deadline
-            time.sleep(0.5)
-        running = [r for r in cluster.sacct(*SACCT) if r["WorkDir"] == str(work) and r["State"] == "RUNNING"]
+        _wait_until("clip's first epoch", (work / MODEL / ".resume.pt").exists, proc, out)
+        running = [r for r in rows_of(cluster, work) if r["State"] == "RUNNING"]
         assert len(running) == 1, running  # the training job (sacct records the comment when a job ends)
         cluster.run("scancel", running[0]["JobID"])
-        out, _ = proc.communicate(timeout=900)
+        proc.wait(timeout=900)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, out[-4000:]
-    rows = [r for r in cluster.sacct(*SACCT) if r["WorkDir"] == str(work)]
-    assert [r["State"].split()[0] for r in rows] == ["CANCELLED", "COMPLETED"], rows
-    assert "resumed clip from epoch" in (work / "logs/train/clip.log").read_text()
-    assert (work / model / "model.pt").read_bytes() == (d / model / "model.pt").read_bytes()
-    assert not (work / model / ".resume.pt").exists()
+    assert proc.returncode == 0, out.read_text()[-4000:]
+    rows = rows_of(cluster, work)
+    states = [r["State"].split()[0] for r in rows]
+    MEASURED["scancel mid-training, resubmitted"] = {
+        "seconds": round(time.monotonic() - t0),
+        "sbatch": len(rows),
+        "states": " ".join(states),
+    }
+    assert states == ["CANCELLED", "COMPLETED"], rows
+    assert _resumed_epoch(work) >= 1
+    assert (work / MODEL / "model.pt").read_bytes() == (d / MODEL / "model.pt").read_bytes()
+    assert not (work / MODEL / ".resume.pt").exists()
+
+
+# The training of the time-limit test must run well past SLURM's shortest limit, one minute (a job
+# ends 60 to 95 s after it starts, docs/cluster.md), on an idle machine as on a loaded one: as many
+# epochs of clip as take this long at the speed of the clean run's training, and at least 4.
+TIMEOUT_TRAINING_SECONDS = 150
+
+
+def _timeout_epochs(clean: Path) -> int:
+    history = json.loads((clean / MODEL / "history.json").read_text())["history"]
+    per_epoch = sum(e["seconds"] for e in history) / len(history)
+    return max(4, math.ceil(TIMEOUT_TRAINING_SECONDS / per_epoch))
+
+
+def test_a_job_over_its_time_limit_is_resubmitted_and_resumes_to_the_same_checkpoint(cluster, slurm_run, tmp_path):
+    """`runtime=1` for training (a profile overlay): TIMEOUT, resubmitted, resumed, the uninterrupted run's bytes."""
+    d, _, _ = slurm_run
+    epochs = _timeout_epochs(d)
+    override = yaml.safe_dump({"models": {"clip": {"train": {"epochs": epochs}}}})
+    work, ref = _copy_of(d, tmp_path / "w", MODEL), _copy_of(d, tmp_path / "ref", MODEL)
+    for w in (work, ref):
+        (w / "override.yaml").write_text(override)
+
+    def one_minute(config: dict) -> None:
+        config["set-resources"]["train"]["runtime"] = 1
+        config["retries"] = 20  # each attempt resumes where the last stopped; a loaded machine needs more of them
+
+    profile = overlay_profile(tmp_path / "profile", one_minute)
+    configs = ("tiny.yaml", "override.yaml")
+    # the uninterrupted run, locally, beside the SLURM one (the node has two CPUs, training takes one)
+    local = [sys.executable, "-m", "snakemake", "--cores", "1", f"{MODEL}/model.pt", "--configfile", *configs]
+    with open(ref / "snakemake.out", "w") as fh:
+        ref_proc = subprocess.Popen(local, cwd=ref, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        t0 = time.monotonic()
+        res = slurm_snakemake(cluster, work, f"{MODEL}/model.pt", profile=profile, configfiles=configs)
+        wall = time.monotonic() - t0
+        ref_proc.wait(timeout=1500)
+    finally:
+        if ref_proc.poll() is None:
+            ref_proc.kill()
+    assert ref_proc.returncode == 0, (ref / "snakemake.out").read_text()[-4000:]
+    assert res.returncode == 0, failure(work, res) + cluster.logs()
+    rows = rows_of(cluster, work)
+    states = [r["State"].split()[0] for r in rows]
+    MEASURED[f"training over its one-minute limit ({epochs} epochs)"] = {
+        "seconds": round(wall),
+        "sbatch": len(rows),
+        "states": " ".join(states),
+    }
+    assert states[0] == "TIMEOUT" and states[-1] == "COMPLETED" and set(states[:-1]) == {"TIMEOUT"}, rows
+    assert {r["Timelimit"] for r in rows} == {"00:01:00"}, rows
+    assert 1 <= _resumed_epoch(work) <= epochs  # the last epoch too: killed after its state, before model.pt
+    history = json.loads((work / MODEL / "history.json").read_text())
+    assert [e["epoch"] for e in history["history"]] == list(range(1, epochs + 1))
+    assert (work / MODEL / "model.pt").read_bytes() == (ref / MODEL / "model.pt").read_bytes()
+    assert not (work / MODEL / ".resume.pt").exists()
+
+
+def _node_state(cluster: LoopbackCluster) -> str:
+    return cluster.run("sinfo", "-h", "-n", "n1", "-o", "%T", check=False).stdout.strip()
+
+
+def test_a_node_set_down_under_a_running_job_requeues_it_and_the_training_resumes(cluster, slurm_run, tmp_path):
+    d, _, _ = slurm_run
+    work = _copy_of(d, tmp_path / "w", MODEL)
+    t0 = time.monotonic()
+    proc, out = _popen(cluster, work, slurm_cmd(f"{MODEL}/model.pt"))
+    try:
+        _wait_until("clip's first epoch", (work / MODEL / ".resume.pt").exists, proc, out)
+        running = [r for r in rows_of(cluster, work) if r["State"] == "RUNNING"]
+        assert len(running) == 1, running
+        cluster.run("scontrol", "update", "nodename=n1", "state=down", "reason=test")
+        proc.wait(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if any(s in _node_state(cluster) for s in ("down", "drain")):
+            cluster.run("scontrol", "update", "nodename=n1", "state=resume", check=False)
+    text = out.read_text()
+    assert proc.returncode == 0, text[-4000:]
+    rows = rows_of(cluster, work, duplicates=True)  # every run of a requeued job id
+    states = [r["State"].split()[0] for r in rows]
+    MEASURED["node set DOWN mid-training"] = {
+        "seconds": round(time.monotonic() - t0),
+        "sbatch": text.count("has been submitted with SLURM jobid"),
+        "jobs": len(rows),
+        "states": " ".join(states),
+    }
+    assert len(rows) >= 2 and states[-1] == "COMPLETED", rows
+    assert set(states[:-1]) <= {"NODE_FAIL", "REQUEUED"}, rows  # the run the node failure ended
+    assert _resumed_epoch(work) >= 1
+    assert (work / MODEL / "model.pt").read_bytes() == (d / MODEL / "model.pt").read_bytes()
+    assert not (work / MODEL / ".resume.pt").exists()
+    assert _node_state(cluster) in ("idle", "mixed", "allocated"), _node_state(cluster)
+
+
+def test_snakemake_killed_while_jobs_run_then_unlocked_and_rerun_ends_with_the_clean_outputs(
+    cluster, slurm_run, tmp_path
+):
+    """SIGKILL to Snakemake mid-DAG, its orphaned jobs cancelled; `--unlock` and the same command finish the DAG.
+
+    An orphan that runs to its end records its own completion (the jobstep's Snakemake writes the
+    shared .snakemake metadata), so a restart takes its outputs as done; one cancelled mid-run keeps
+    the incomplete mark the submitting Snakemake set, so the restart (rerun-incomplete) runs it again.
+    """
+    d, _, _ = slurm_run
+    stage = ("results/world/scores", "results/world/metrics")
+    work = _copy_of(d, tmp_path / "w", *stage)
+    t0 = time.monotonic()
+    proc, out = _popen(cluster, work, slurm_cmd(*TARGETS))
+    try:
+        _wait_until("a running job", lambda: any(r["State"] == "RUNNING" for r in rows_of(cluster, work)), proc, out)
+    finally:
+        proc.kill()  # SIGKILL: no clean-up, the lock stays
+        proc.wait(timeout=60)
+    orphans = [r["JobID"] for r in rows_of(cluster, work)]
+    cluster.run("scancel", *orphans)
+    _wait_until(
+        "the cancelled jobs to end",
+        lambda: all(r["State"] not in ("RUNNING", "PENDING") for r in rows_of(cluster, work)),
+        timeout=600,
+    )
+    ended = rows_of(cluster, work)
+    cancelled = [r for r in ended if r["State"].startswith("CANCELLED")]
+    assert cancelled, ended
+    # what the killed jobs left under a final name is whole: every such file equals the clean run's
+    clean = _files(d)
+    left = {name: data for name, data in _files(work).items() if name.startswith(stage)}
+    assert all(clean[name] == data for name, data in left.items()), sorted(left)
+    locked = slurm_snakemake(cluster, work, *TARGETS)
+    assert locked.returncode != 0 and "cannot be locked" in locked.stdout + locked.stderr
+    unlock = slurm_snakemake(cluster, work, "--unlock")
+    assert unlock.returncode == 0, failure(work, unlock)
+    res = slurm_snakemake(cluster, work, *TARGETS)
+    assert res.returncode == 0, failure(work, res) + cluster.logs()
+    rows = rows_of(cluster, work)
+    MEASURED["Snakemake killed, its jobs cancelled, --unlock, rerun"] = {
+        "seconds": round(time.monotonic() - t0),
+        "sbatch": len(rows),
+        "jobs": f"{len(cancelled)} of {len(ended)} cancelled",
+        "states": " ".join(r["State"].split()[0] for r in rows),
+    }
+    # the cancelled jobs are run again (their outputs marked incomplete), not taken as finished
+    rerun = {j["rule"] for j in submitted_jobs(res.stdout + res.stderr).values()}
+    cancelled_rules = {r["Comment"].split("_wildcards")[0].removeprefix("rule_") for r in cancelled}
+    assert cancelled_rules <= rerun, (cancelled_rules, rerun)
+    remote = _files(work)
+    assert sorted(remote) == sorted(clean)
+    assert [n for n in remote if remote[n] != clean[n]] == []
+
+
+# The scoring stage: scores and metrics of clip, the FFNN and the random model on two benchmarks,
+# the models and the embeddings of clip already built.
+SCORING = (
+    *TARGETS,
+    "results/world/metrics/retrieval/random.json",
+    "results/world/metrics/mcic/clip.json",
+    "results/world/metrics/mcic/ffnn.json",
+)
+GROUPED = "workflow/profiles/slurm-grouped"
+
+
+def test_job_groups_put_the_scoring_stage_in_fewer_sbatch_submissions(cluster, slurm_run, tmp_path):
+    """The scoring stage with the shipped profile and with the grouped one; sacct counts the submissions."""
+    d, _, _ = slurm_run
+    stage = ("results/world/scores", "results/world/metrics")
+
+    def two_cpus(config: dict) -> None:
+        config["cores"] = 2  # the loopback node has two CPUs: a group asks for at most `cores`
+
+    runs = {}
+    for name, profile in (
+        ("ungrouped", REPO / PROFILE),
+        ("grouped", overlay_profile(tmp_path / "p", two_cpus, GROUPED)),
+    ):
+        work = _copy_of(d, tmp_path / name, *stage)
+        t0 = time.monotonic()
+        res = slurm_snakemake(cluster, work, *SCORING, profile=profile)
+        wall = time.monotonic() - t0
+        assert res.returncode == 0, failure(work, res) + cluster.logs()
+        rows = rows_of(cluster, work)
+        assert {r["State"] for r in rows} == {"COMPLETED"}, rows
+        jobs = len(re.findall(r"^\s*rule \w+:$", res.stdout + res.stderr, flags=re.M))
+        runs[name] = (work, rows)
+        MEASURED[f"scoring stage, {name}"] = {"seconds": round(wall), "sbatch": len(rows), "jobs": jobs}
+    assert len(runs["grouped"][1]) < len(runs["ungrouped"][1])
+    assert len(runs["ungrouped"][1]) == MEASURED["scoring stage, ungrouped"]["jobs"]  # one sbatch per job
+    grouped, ungrouped, clean = _files(runs["grouped"][0]), _files(runs["ungrouped"][0]), _files(d)
+    assert sorted(grouped) == sorted(ungrouped)
+    assert [n for n in grouped if grouped[n] != ungrouped[n]] == []
+    assert [n for n in clean if n in grouped and grouped[n] != clean[n]] == []
+
+
+def test_the_grouped_profile_is_the_shipped_profile_plus_its_groups():
+    """workflow/profiles/slurm-grouped repeats workflow/profiles/slurm and only adds the job groups and their bound."""
+    base = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())
+    grouped = yaml.safe_load((REPO / GROUPED / "config.yaml").read_text())
+    added = {k: grouped.pop(k) for k in ("groups", "group-components", "resources")}
+    assert grouped == base
+    groups = dict(item.split("=") for item in added["groups"])
+    assert set(groups) == {"score_benchmark", "score_benchmark_pairs", "table_benchmark"}
+    declared = base["set-resources"]
+    assert not set(groups) & set(declared)  # no GPU rule in a group: a group runs on one partition
