@@ -9,7 +9,7 @@ rule eccv_appendix_e:
         bench=f"{DATA}/eccv/items.parquet",
         scores=get_eccv_evaluated_scores,
     output:
-        csv=f"{RESULTS}/tables/eccv/tableE1.csv",
+        csv=flag_paper(f"{RESULTS}/tables/eccv/tableE1.csv", "eccv", "tables"),
         md=f"{RESULTS}/tables/eccv/tableE1.md",
         tex=f"{RESULTS}/tables/eccv/tableE1.tex",
         bias_csv=f"{RESULTS}/tables/eccv/figureE2.csv",
@@ -38,7 +38,7 @@ rule eccv_annotator_ranks:
     input:
         get_eccv_metrics,
     output:
-        csv=f"{RESULTS}/tables/eccv/figureE3.csv",
+        csv=flag_paper(f"{RESULTS}/tables/eccv/figureE3.csv", "eccv", "tables"),
         md=f"{RESULTS}/tables/eccv/figureE3.md",
         tex=f"{RESULTS}/tables/eccv/figureE3.tex",
         ranks_csv=f"{RESULTS}/tables/eccv/figure5.csv",
@@ -66,7 +66,7 @@ rule eccv_positives_per_query:
     input:
         bench=f"{DATA}/eccv/items.parquet",
     output:
-        csv=f"{RESULTS}/tables/eccv/figure3.csv",
+        csv=flag_paper(f"{RESULTS}/tables/eccv/figure3.csv", "eccv", "tables"),
         md=f"{RESULTS}/tables/eccv/figure3.md",
         tex=f"{RESULTS}/tables/eccv/figure3.tex",
     params:
@@ -90,7 +90,7 @@ rule eccv_figure:
     input:
         data=f"{RESULTS}/tables/eccv/{{eccv_figure}}.csv",
     output:
-        png=f"{RESULTS}/figures/eccv/{{eccv_figure}}.png",
+        png=flag_paper(f"{RESULTS}/figures/eccv/{{eccv_figure}}.png", "eccv", "figures"),
         pdf=f"{RESULTS}/figures/eccv/{{eccv_figure}}.pdf",
     wildcard_constraints:
         eccv_figure="figure3|figure5|figureE2|figureE3",

@@ -184,7 +184,7 @@ if SOURCE == "world":
         input:
             bench=f"{DATA}/mcic/items.parquet",
         output:
-            csv=flag_report(f"{RESULTS}/tables/mcic/lambda_search.csv", "../report/mcic.rst", PAPER_TITLES["mcic"], "tables"),
+            csv=flag_paper(f"{RESULTS}/tables/mcic/lambda_search.csv", "mcic", "tables"),
             md=f"{RESULTS}/tables/mcic/lambda_search.md",
             tex=f"{RESULTS}/tables/mcic/lambda_search.tex",
         params:
@@ -236,7 +236,7 @@ if TROHN_TEXT_MODELS:
         input:
             get_trohn_text_histories(),
         output:
-            csv=f"{RESULTS}/tables/bivlc/table6.csv",
+            csv=flag_paper(f"{RESULTS}/tables/bivlc/table6.csv", "bivlc", "tables"),
             md=f"{RESULTS}/tables/bivlc/table6.md",
             tex=f"{RESULTS}/tables/bivlc/table6.tex",
         params:
@@ -260,7 +260,7 @@ if bivlc_paired_pairs():
         input:
             unpack(get_bivlc_paired_scores),
         output:
-            csv=f"{RESULTS}/tables/bivlc/paired.csv",
+            csv=flag_paper(f"{RESULTS}/tables/bivlc/paired.csv", "bivlc", "tables"),
             md=f"{RESULTS}/tables/bivlc/paired.md",
             tex=f"{RESULTS}/tables/bivlc/paired.tex",
         params:
@@ -291,7 +291,7 @@ if SOURCE == "world":
             bench=f"{DATA}/bison/items.parquet",
             captions=f"{DATA}/items/captions.parquet",
         output:
-            csv=f"{RESULTS}/tables/bison/table2.csv",
+            csv=flag_paper(f"{RESULTS}/tables/bison/table2.csv", "bison", "tables"),
             md=f"{RESULTS}/tables/bison/table2.md",
             tex=f"{RESULTS}/tables/bison/table2.tex",
         params:
@@ -378,7 +378,7 @@ if SOURCE == "world":
             input:
                 unpack(get_bison_table4_inputs),
             output:
-                csv=f"{RESULTS}/tables/bison/table4.csv",
+                csv=flag_paper(f"{RESULTS}/tables/bison/table4.csv", "bison", "tables"),
                 md=f"{RESULTS}/tables/bison/table4.md",
                 tex=f"{RESULTS}/tables/bison/table4.tex",
             params:
@@ -406,7 +406,7 @@ if SOURCE == "world":
         input:
             unpack(get_bison_figure_data_inputs),
         output:
-            csv=f"{RESULTS}/tables/bison/{{bison_data_figure}}.csv",
+            csv=flag_paper(f"{RESULTS}/tables/bison/{{bison_data_figure}}.csv", "bison", "tables"),
             md=f"{RESULTS}/tables/bison/{{bison_data_figure}}.md",
             tex=f"{RESULTS}/tables/bison/{{bison_data_figure}}.tex",
         wildcard_constraints:
@@ -436,7 +436,7 @@ if SOURCE == "world":
         input:
             data=f"{RESULTS}/tables/bison/{{bison_data_figure}}.csv",
         output:
-            png=f"{RESULTS}/figures/bison/{{bison_data_figure}}.png",
+            png=flag_paper(f"{RESULTS}/figures/bison/{{bison_data_figure}}.png", "bison", "figures"),
             pdf=f"{RESULTS}/figures/bison/{{bison_data_figure}}.pdf",
         wildcard_constraints:
             bison_data_figure="figure6|figure9|figure14",

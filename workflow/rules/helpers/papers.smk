@@ -136,9 +136,14 @@ def get_cxc_scores_flags(wildcards, input):
     return " ".join(f"--scores {os.path.basename(path)[: -len('.parquet')]}={path}" for path in input.scores)
 
 
+def flag_paper(path, paper, subcategory):
+    """A paper's table (its CSV) or figure (its PNG) flagged for `snakemake --report`, under the paper's title."""
+    return flag_report(path, f"../report/{paper}.rst", PAPER_TITLES[paper], subcategory)
+
+
 def flag_cxc(path, subcategory):
     """A CxC output flagged for `snakemake --report`."""
-    return flag_report(path, "../report/cxc.rst", PAPER_TITLES["cxc"], subcategory)
+    return flag_paper(path, "cxc", subcategory)
 
 
 def get_bench_claims(wildcards):
