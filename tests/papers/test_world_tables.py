@@ -187,6 +187,11 @@ def test_rows_must_be_printed_and_filled_once() -> None:
         check_rows("bivlc", {"clip": "CLIP COCO"})
     with pytest.raises(ValueError, match="filled by both"):
         check_rows("cxc", {"de_i2t": "DE_I2T", "vse": "DE_I2T"})
+    # one params file maps each source's models: only the models a run scores may not share a row
+    both = {"clip": "CLIP", "vit_b_32": "CLIP"}
+    assert check_rows("bivlc", both, {"bivlc": {"vit_b_32": {}, "random": {}}}) == {"vit_b_32": "CLIP"}
+    with pytest.raises(ValueError, match="row 'CLIP' is filled by both 'clip' and 'vit_b_32'"):
+        check_rows("bivlc", both, {"bivlc": {"vit_b_32": {}, "clip": {}}})
 
 
 # --- each paper ---------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def world_long(
     options: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One paper's world cells (table, block, row, column, value, lo, hi, model), rows named by the mapping."""
-    rows = check_rows(paper, rows or {})
+    rows = check_rows(paper, rows or {}, metrics)
     kinds, options = dict(kinds or {}), dict(options or {})
     confidence = interval_confidence(metrics, paper)
     return registered_paper(paper).part("tables").world_long(metrics, rows, kinds, options, confidence)

@@ -36,8 +36,10 @@ def read_world_metrics(paths: Iterable[str | os.PathLike]) -> dict[str, dict[str
     return out
 
 
-def check_rows(paper: str, rows: Mapping[str, str]) -> dict[str, str]:
-    """The world model -> printed row mapping of a paper, checked: every row printed, none filled twice."""
+def check_rows(paper: str, rows: Mapping[str, str], metrics: WorldMetrics | None = None) -> dict[str, str]:
+    """The model -> printed row mapping of a paper, checked: every row printed, none filled twice by the models
+    of `metrics` (one params file maps each source's models: the world's clip and the coco source's vit_b_32
+    may name the same row, as only one of them is scored in a run), and only their entries kept."""
     if paper not in PAPERS:
         raise KeyError(f"unknown paper {paper!r}; expected one of {', '.join(PAPERS)}")
     printed = set(load_published(paper)["row"])
@@ -47,6 +49,9 @@ def check_rows(paper: str, rows: Mapping[str, str]) -> dict[str, str]:
                 f"report.rows.{paper}: model {model!r} maps to row {row!r}, which {paper} does not print; "
                 f"printed rows: {sorted(printed)}"
             )
+    if metrics is not None:
+        present = {model for docs in metrics.values() for model in docs}
+        rows = {model: row for model, row in rows.items() if model in present}
     seen: dict[str, str] = {}
     for model, row in rows.items():
         if row in seen:

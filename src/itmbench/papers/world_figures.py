@@ -49,10 +49,10 @@ def write_world_paper_figures(
     """Draw each of the paper's world figures and write <out_dir>/<stem>.{png,pdf}; return the paths."""
     if paper not in WORLD_FIGURES:
         raise KeyError(f"unknown paper {paper!r}; expected one of {', '.join(WORLD_FIGURES)}")
-    rows = check_rows(paper, rows or {})
     metrics = read_world_metrics(metric_files)
     if paper not in metrics:
         raise ValueError(f"{paper}: no metrics files of benchmark {paper!r} among the inputs")
+    rows = check_rows(paper, rows or {}, metrics)
     paths: list[Path] = []
     with figure_style():
         for stem in WORLD_FIGURES[paper]:
