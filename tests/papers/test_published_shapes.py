@@ -10,6 +10,7 @@ from itmbench.papers.published import PAPERS, load_published
 EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
     "bison": {
         ("Table 1", ""): (2, 2, 4),
+        ("Table 2", ""): (3, 3, 9),  # examples, unique images and captions of Flickr-30K, COCO val, COCO-BISON
         ("Table 3", ""): (5, 5, 25),
         ("Table 4", "Cross-entropy loss"): (3, 5, 15),
         ("Table 4", "Self-critical sequence loss"): (3, 5, 15),
