@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 from test_llm_captions import TEMPLATES
-from test_sdxl import pipe, tiny_clip_tokenizer  # noqa: F401 - the fixture and its tokenizer
+from test_sdxl import pipe  # noqa: F401 - the fixture
 
 from itmbench.cli import main
 

@@ -16,7 +16,6 @@ from itmbench.negatives.sdxl import (
     SDXLConfig,
     SDXLGenerator,
     generate_sdxl,
-    sdxl_pipeline_from_components,
     sdxl_prompt,
     write_sdxl_images,
 )
@@ -32,71 +31,12 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-def tiny_clip_tokenizer():
-    """A byte-level CLIP tokenizer with no merges (one token per character), built locally."""
-    from tokenizers import pre_tokenizers
-    from transformers import CLIPTokenizer
-
-    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1}
-    for c in sorted(pre_tokenizers.ByteLevel.alphabet()):
-        vocab[c] = len(vocab)
-        vocab[c + "</w>"] = len(vocab)
-    return CLIPTokenizer(vocab=vocab, merges=[], model_max_length=77)
-
-
 @pytest.fixture(scope="module")
 def pipe():
-    """SDXL's classes at toy sizes with random weights: UNet with text_time conditioning, two CLIP text towers."""
-    from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
+    """SDXL's classes at toy sizes with random weights (`make-small-models`' pipeline, not saved)."""
+    from itmbench.models.small import tiny_sdxl_pipeline
 
-    torch.manual_seed(0)
-    tokenizer = tiny_clip_tokenizer()
-    text = CLIPTextConfig(
-        bos_token_id=0,
-        eos_token_id=1,
-        pad_token_id=1,
-        hidden_size=32,
-        intermediate_size=37,
-        num_attention_heads=4,
-        num_hidden_layers=2,
-        vocab_size=len(tokenizer),
-        max_position_embeddings=77,
-        projection_dim=32,
-    )
-    unet = UNet2DConditionModel(
-        sample_size=16,
-        in_channels=4,
-        out_channels=4,
-        block_out_channels=(32, 64),
-        layers_per_block=1,
-        down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
-        up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
-        attention_head_dim=(2, 4),
-        use_linear_projection=True,
-        addition_embed_type="text_time",
-        addition_time_embed_dim=8,
-        transformer_layers_per_block=(1, 1),
-        projection_class_embeddings_input_dim=6 * 8 + 32,  # 6 size/crop ids x 8 + pooled text (projection_dim)
-        cross_attention_dim=64,  # the two text towers' hidden states concatenated
-        norm_num_groups=1,
-    )
-    vae = AutoencoderKL(
-        block_out_channels=(32, 64),
-        in_channels=3,
-        out_channels=3,
-        down_block_types=("DownEncoderBlock2D",) * 2,
-        up_block_types=("UpDecoderBlock2D",) * 2,
-        latent_channels=4,
-        sample_size=32,
-        norm_num_groups=8,
-    )
-    scheduler = EulerDiscreteScheduler(
-        beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear", steps_offset=1, timestep_spacing="leading"
-    )
-    pipe = sdxl_pipeline_from_components(
-        unet, vae, CLIPTextModel(text), CLIPTextModelWithProjection(text), tokenizer, tokenizer, scheduler
-    )
+    pipe = tiny_sdxl_pipeline(0)
     pipe.set_progress_bar_config(disable=True)
     return pipe
 

@@ -100,7 +100,7 @@ def make_llm(out: Path, seed: int) -> None:
     tokenizer.save_pretrained(out)
 
 
-def _clip_tokenizer():
+def tiny_clip_tokenizer():
     """A CLIP tokenizer with no merges (one token per byte-level character), built locally."""
     from tokenizers import pre_tokenizers
     from transformers import CLIPTokenizer
@@ -114,13 +114,19 @@ def _clip_tokenizer():
 
 def make_sdxl(out: Path, seed: int) -> None:
     """SDXL's pipeline classes at toy sizes (32 px images), random weights, as `save_pretrained` writes them."""
+    tiny_sdxl_pipeline(seed).save_pretrained(out, safe_serialization=True)
+
+
+def tiny_sdxl_pipeline(seed: int = 0):
+    """An SDXL pipeline of the real classes at toy sizes (32 px images) with seeded random weights: a UNet with
+    text_time conditioning, two CLIP text towers, a small VAE (the tests' pipeline too)."""
     from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
 
     from itmbench.negatives.sdxl import sdxl_pipeline_from_components
 
     torch.manual_seed(seed)
-    tokenizer = _clip_tokenizer()
+    tokenizer = tiny_clip_tokenizer()
     text = CLIPTextConfig(
         bos_token_id=0,
         eos_token_id=1,
@@ -163,10 +169,9 @@ def make_sdxl(out: Path, seed: int) -> None:
     scheduler = EulerDiscreteScheduler(
         beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear", steps_offset=1, timestep_spacing="leading"
     )
-    pipe = sdxl_pipeline_from_components(
+    return sdxl_pipeline_from_components(
         unet, vae, CLIPTextModel(text), CLIPTextModelWithProjection(text), tokenizer, tokenizer, scheduler
     )
-    pipe.save_pretrained(out, safe_serialization=True)
 
 
 def make_small_models(out: str | Path, seed: int = 0) -> dict[str, str]:
