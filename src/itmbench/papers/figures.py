@@ -14,12 +14,16 @@ import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from itmbench.errors import InputError, reading
 from itmbench.io import atomic_path
 from itmbench.papers.world_cells import WorldMetrics, interval_confidence
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FIGURE_FORMATS: tuple[str, ...] = ("png", "pdf")
 _METADATA: dict[str, dict[str, None]] = {
@@ -37,6 +41,21 @@ def figure_style() -> Iterator[None]:
         matplotlib.rcdefaults()
         matplotlib.rcParams.update({"svg.hashsalt": "itmbench", "figure.dpi": 100, "savefig.dpi": 100})
         yield
+
+
+def read_figure_data(path: str | os.PathLike, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A figure's computed CSV (the table its own rule wrote), naming the file and the missing columns when it is
+    not one: the papers' figures drawn from data files read it so."""
+    import pandas as pd
+
+    with reading(path):
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: columns {missing} are missing; expected {list(columns)}")
+    if frame.empty:
+        raise InputError(f"{path}: no rows; expected the numbers of a figure")
+    return frame
 
 
 def write_figure(fig, prefix: str | os.PathLike, dpi: int = 150) -> list[Path]:

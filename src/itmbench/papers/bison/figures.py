@@ -8,9 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from itmbench.errors import InputError, reading
+from itmbench.errors import InputError
 from itmbench.papers.figures import (
     figure_style,
     grouped_bars,
@@ -18,6 +17,7 @@ from itmbench.papers.figures import (
     metric_series,
     model_label,
     new_figure,
+    read_figure_data,
     write_figure,
 )
 from itmbench.papers.world_cells import WorldMetrics
@@ -59,18 +59,6 @@ DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
     "figure9": ("row", "column", "value", "lo", "hi", "model"),
     "figure14": ("row", "column", "value", "lo", "hi", "model"),
 }
-
-
-def read_figure_data(path: str | os.PathLike, columns: tuple[str, ...]) -> pd.DataFrame:
-    """A figure's computed CSV, naming the file and the missing columns when it is not one."""
-    with reading(path):
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: columns {missing} are missing; expected {list(columns)}")
-    if frame.empty:
-        raise InputError(f"{path}: no rows; expected the numbers of a figure")
-    return frame
 
 
 def _whiskers(rows) -> np.ndarray:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.errors import InputError, reading
+from itmbench.errors import InputError
 from itmbench.papers.figures import (
     COLOURS,
     figure_style,
@@ -25,6 +25,7 @@ from itmbench.papers.figures import (
     metric_series,
     model_label,
     new_figure,
+    read_figure_data,
     write_figure,
 )
 from itmbench.papers.world_cells import WorldMetrics
@@ -72,18 +73,6 @@ DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
 POINT_COLUMNS: tuple[str, ...] = ("caption1_id", "caption2_id", "sts", "cosine")
 _TASKS = {"sts": "STS", "sis": "SIS", "sits": "SITS"}
 _SPLITS = {"val": "validation", "test": "test", "train": "train"}
-
-
-def read_figure_data(path: str | os.PathLike, columns: tuple[str, ...]) -> pd.DataFrame:
-    """A figure's computed CSV, naming the file and the missing columns when it is not one."""
-    with reading(path):
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: columns {missing} are missing; expected {list(columns)}")
-    if frame.empty:
-        raise InputError(f"{path}: no rows; expected the numbers of a figure")
-    return frame
 
 
 def _split_rows(frame: pd.DataFrame, split: str, path: str | os.PathLike) -> pd.DataFrame:
