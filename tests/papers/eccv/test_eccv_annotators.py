@@ -175,3 +175,82 @@ def test_long_tables_put_the_printed_tables_below():
         f"{m}, Text-to-Image: {x}" for m in annotators.SIMILARITY_MEASURES for x in ("clip", "vse")
     }
     assert (a1["source"] == "published").sum() == 20 + 16
+
+
+def _bench(tmp_path, n_images=12, n_captions=30, seed=0):
+    """A hand-built ECCV folder (items, queries, positives, annotations) and two annotators' embedding caches."""
+    from itmbench.papers.eccv import canonical
+
+    rng = np.random.default_rng(seed)
+    images, captions = np.arange(n_images), np.arange(100, 100 + n_captions)
+    items = pd.DataFrame({"kind": ["image"] * n_images + ["caption"] * n_captions, "item_id": [*images, *captions]})
+    queries = pd.DataFrame({"direction": [T2I] * 5 + [I2T] * 4, "query_id": [*captions[:5], *images[:4]]})
+    positives = pd.DataFrame(
+        {"source": "eccv", "direction": T2I, "image_id": images[:5], "caption_id": captions[:5]}
+    ).astype(canonical.SCHEMA)
+    rows = []
+    for d, q in queries.itertuples(index=False):
+        for who in ("a", "b"):
+            for rank in (1, 2):
+                rows.append((d, int(q), who, rank, ANSWERS[int(rng.integers(0, 4))]))
+    ann = pd.DataFrame(rows, columns=["direction", "query_id", "annotator", "proposal_rank", "answer"])
+    ann = ann.assign(candidate_id=0, image_id=0, caption_id=0, n_violated=0, fits=True)
+    folder = tmp_path / "eccv"
+    canonical.write(
+        {
+            "positives": positives,
+            "queries": queries.astype(canonical.QUERY_COLUMNS),
+            "annotations": ann[list(canonical.ANNOTATION_COLUMNS)].astype(canonical.ANNOTATION_COLUMNS),
+            "items": items.astype(canonical.ITEM_COLUMNS),
+        },
+        folder,
+    )
+    caches = {}
+    for who in ("a", "b"):
+        path = tmp_path / f"{who}.npz"
+        np.savez(
+            path,
+            image_ids=images,
+            image_emb=rng.normal(size=(n_images, 4)).astype(np.float32),
+            caption_ids=captions,
+            caption_emb=rng.normal(size=(n_captions, 4)).astype(np.float32),
+        )
+        caches[who] = path
+    return folder, caches, ann
+
+
+def test_the_commands_write_both_tables_deterministically(tmp_path):
+    from itmbench.cli import main
+
+    folder, caches, ann = _bench(tmp_path)
+    emb = [x for who, p in caches.items() for x in ("--embeddings", f"{who}={p}")]
+    outputs = {}
+    for run in ("one", "two"):
+        a1, b2 = tmp_path / run / "tableA1.csv", tmp_path / run / "tableB2.csv"
+        argv = ["eccv-annotator-similarity", "--bench", str(folder), *emb, "--config", '{"similarity_top_k": 5}']
+        assert main([*argv, "--n-boot", "50", "--out-csv", str(a1)]) == 0
+        assert main(["eccv-answer-shares", "--bench", str(folder), "--n-boot", "50", "--out-csv", str(b2)]) == 0
+        outputs[run] = [p.with_suffix(x).read_bytes() for p in (a1, b2) for x in (".csv", ".md", ".tex")]
+    assert outputs["one"] == outputs["two"]  # byte-identical on CPU
+    a1 = pd.read_csv(tmp_path / "one" / "tableA1.csv")
+    world = a1[a1["source"] == "world"]
+    assert set(world["direction"]) == {T2I, I2T}
+    assert set(world.loc[world["direction"] == T2I, "n_queries"]) == {30}  # every caption of the split
+    assert set(world.loc[world["direction"] == I2T, "n_queries"]) == {12}
+    ranks = world[world["measure"] == annotators.AVERAGE_RANK]["value"]
+    assert ((ranks >= 1) & (ranks <= 6)).all()  # within the list, or one past it (K = 5)
+    b2 = pd.read_csv(tmp_path / "one" / "tableB2.csv", dtype={"rank": str})
+    mine = b2[(b2["source"] == "world") & (b2["model"] == "a") & (b2["rank"] == "1")].set_index("column")["value"]
+    sub = ann[(ann["annotator"] == "a") & (ann["proposal_rank"] == 1)]
+    for answer in ANSWERS:
+        assert mine[answer] == pytest.approx(100 * (sub["answer"] == answer).mean(), abs=1e-6)
+    assert "published PCME: rank 1" in (tmp_path / "one" / "tableB2.md").read_text()
+
+
+def test_the_similarity_command_refuses_a_single_annotator(tmp_path):
+    from itmbench.cli import main
+
+    folder, caches, _ = _bench(tmp_path)
+    argv = ["eccv-annotator-similarity", "--bench", str(folder), "--embeddings", f"a={caches['a']}"]
+    assert main([*argv, "--out-csv", str(tmp_path / "t.csv")]) != 0
+    assert not (tmp_path / "t.csv").exists()
