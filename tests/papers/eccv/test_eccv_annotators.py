@@ -174,7 +174,14 @@ def test_long_tables_put_the_printed_tables_below():
     assert set(a1.loc[a1["source"] == "world", "row"]) == {
         f"{m}, Text-to-Image: {x}" for m in annotators.SIMILARITY_MEASURES for x in ("clip", "vse")
     }
-    assert (a1["source"] == "published").sum() == 20 + 16
+    printed_a1 = a1[a1["source"] == "published"]
+    assert printed_a1["value"].notna().sum() == 20 + 16  # (b)'s CLIP column is cut off in the extraction
+    assert printed_a1["value"].isna().sum() == 2 * 5  # the diagonals, printed '-'
+    cell = printed_a1.set_index(["row", "column"])["note"]
+    assert cell[("published (a) Kendall's τ: PVSE", "PCME")] == "0.430"  # at the printed precision
+    assert cell[("published (b) average ranking: CLIP", "PVSE")] == "6.16"
+    assert list(a1.loc[a1["source"] == "world", "column"].unique()) == ["clip", "vse"]  # annotator order
+    assert printed.set_index(["row", "column"])["note"][("published PVSE: rank 2", "100% YES")] == "39.0"
 
 
 def _bench(tmp_path, n_images=12, n_captions=30, seed=0):
@@ -233,7 +240,8 @@ def test_the_commands_write_both_tables_deterministically(tmp_path):
         outputs[run] = [p.with_suffix(x).read_bytes() for p in (a1, b2) for x in (".csv", ".md", ".tex")]
     assert outputs["one"] == outputs["two"]  # byte-identical on CPU
     a1 = pd.read_csv(tmp_path / "one" / "tableA1.csv")
-    world = a1[a1["source"] == "world"]
+    world = a1[(a1["source"] == "world") & a1["value"].notna()]  # the diagonal is empty, as printed
+    assert (a1.loc[a1["row"].str.endswith(": a") & (a1["column"] == "a"), "value"].isna()).all()
     assert set(world["direction"]) == {T2I, I2T}
     assert set(world.loc[world["direction"] == T2I, "n_queries"]) == {30}  # every caption of the split
     assert set(world.loc[world["direction"] == I2T, "n_queries"]) == {12}

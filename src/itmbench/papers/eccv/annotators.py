@@ -173,19 +173,50 @@ def annotator_scores(caches: Mapping[str, Any], items: pd.DataFrame, direction: 
 
 def table_a1_long(cells: Mapping[str, pd.DataFrame], published: pd.DataFrame | None) -> pd.DataFrame:
     """Table A.1 as a long table: per direction (text-to-image, the paper's, first) and measure a row per annotator
-    and a column per other annotator, then the printed Table A.1 (the paper's five annotators) as rows of its own."""
+    and a column per annotator (the diagonal '–', as printed), then the printed Table A.1 (the paper's five
+    annotators, at its printed precision) as rows of its own; a printed cell the extraction lost stays empty."""
     records = []
     for direction, part in cells.items():
+        names = list(dict.fromkeys([*part["model"], *part["other"]]))
         for measure in SIMILARITY_MEASURES:
-            for r in part[part["measure"] == measure].itertuples(index=False):
-                label = f"{measure}, {DIRECTION_LABELS[direction]}: {r.model}"
-                records.append((label, r.other, r.value, r.lo, r.hi, "world", direction, measure, int(r.n_queries)))
+            block = part[part["measure"] == measure].set_index(["model", "other"])
+            for model in names:
+                label = f"{measure}, {DIRECTION_LABELS[direction]}: {model}"
+                for other in names:
+                    if other == model:
+                        records.append((label, other, np.nan, np.nan, np.nan, "world", direction, measure, 0, ""))
+                        continue
+                    r = block.loc[(model, other)]
+                    records.append(
+                        (
+                            label,
+                            other,
+                            r["value"],
+                            r["lo"],
+                            r["hi"],
+                            "world",
+                            direction,
+                            measure,
+                            int(r["n_queries"]),
+                            "",
+                        )
+                    )
     if published is not None:
         printed = published[published["table"] == "Table A.1"]
-        for r in printed.itertuples(index=False):
-            label = f"published {r.block}: {r.row}"
-            records.append((label, r.column, float(r.value), np.nan, np.nan, "published", T2I, r.block, 0))
-    columns = ["row", "column", "value", "lo", "hi", "source", "direction", "measure", "n_queries"]
+        names = list(dict.fromkeys(printed["row"].astype(str)))
+        for measure in dict.fromkeys(printed["block"].astype(str)):
+            block = printed[printed["block"] == measure].set_index(["row", "column"])
+            for model in names:
+                label = f"published {measure}: {model}"
+                for other in names:
+                    if other == model:
+                        records.append((label, other, np.nan, np.nan, np.nan, "published", T2I, measure, 0, ""))
+                    elif (model, other) in block.index:
+                        r = block.loc[(model, other)]
+                        value = float(r["value"])
+                        note = f"{value:.{int(r['decimals'])}f}"
+                        records.append((label, other, value, np.nan, np.nan, "published", T2I, measure, 0, note))
+    columns = ["row", "column", "value", "lo", "hi", "source", "direction", "measure", "n_queries", "note"]
     return pd.DataFrame.from_records(records, columns=columns).astype({"n_queries": "int64"})
 
 
@@ -267,20 +298,22 @@ def answer_shares(
 
 def table_b2_long(cells: pd.DataFrame, published: pd.DataFrame | None) -> pd.DataFrame:
     """Table B.2 as a long table: a row per (annotator, rank) and a column per answer, then the printed Table B.2
-    (the paper's five annotators; its column heads mapped onto the world's answers) as rows of its own."""
+    (the paper's five annotators, at its printed precision; its column heads mapped onto the world's answers) as
+    rows of its own."""
 
     def label(model: str, rank: str) -> str:
         return f"{model}: {rank if rank == AVERAGE else f'rank {rank}'}"
 
     records = [
-        (label(r.model, r.rank), r.answer, r.value, r.lo, r.hi, "world", r.model, r.rank, int(r.n))
+        (label(r.model, r.rank), r.answer, r.value, r.lo, r.hi, "world", r.model, r.rank, int(r.n), "")
         for r in cells.itertuples(index=False)
     ]
     if published is not None:
         printed = published[published["table"] == "Table B.2"]
         for r in printed.itertuples(index=False):
             row = f"published {label(str(r.block), str(r.row))}"
-            answer = PRINTED_ANSWERS[str(r.column)]
-            records.append((row, answer, float(r.value), np.nan, np.nan, "published", str(r.block), str(r.row), 0))
-    columns = ["row", "column", "value", "lo", "hi", "source", "model", "rank", "n"]
+            answer, value = PRINTED_ANSWERS[str(r.column)], float(r.value)
+            note = f"{value:.{int(r.decimals)}f}"  # as printed
+            records.append((row, answer, value, np.nan, np.nan, "published", str(r.block), str(r.row), 0, note))
+    columns = ["row", "column", "value", "lo", "hi", "source", "model", "rank", "n", "note"]
     return pd.DataFrame.from_records(records, columns=columns).astype({"n": "int64"})
