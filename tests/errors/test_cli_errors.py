@@ -83,6 +83,9 @@ INPUTS: dict[str, list[str]] = {
     + ["--out-bias", "{out}-bias.csv"],
     "eccv-annotator-ranks": ["{in}", "--out-csv", "{out}.csv"],
     "eccv-positives-per-query": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "eccv-annotator-similarity": ["--bench", "{in}", "--embeddings", "a={in}", "--embeddings", "b={in}"]
+    + ["--config", "{}", "--out-csv", "{out}.csv"],
+    "eccv-answer-shares": ["--bench", "{in}", "--out-csv", "{out}.csv"],
     "eccv-figure": ["--figure", "figureE2", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],

@@ -252,6 +252,15 @@ def test_eccv_annotator_kendall_is_symmetric() -> None:
     assert np.allclose(taus.to_numpy(), taus.to_numpy().T, equal_nan=True)
 
 
+def test_eccv_model_wise_answers_sum_to_100_and_yes_falls_with_rank() -> None:
+    for model in ["PVSE", "VSRN", "PCME", "ViLT", "CLIP"]:
+        shares = published_wide("eccv", "Table B.2", model)
+        assert np.allclose(shares[["Yes", "Weak yes", "Weak no", "No"]].sum(axis=1), 100.0, atol=0.2), model
+        yes = shares.loc[["1", "2", "3", "4", "5"], "Yes"]
+        assert yes.is_monotonic_decreasing, model  # the text: "Yes" ratios decrease as the rank goes down
+        assert shares.loc["1", "Yes"] + shares.loc["1", "Weak yes"] > 80.0, model  # "exceed 80% for all five"
+
+
 # ---------------------------------------------------------------- BiVLC
 
 BIVLC_INSTANCES = {"Replace": 2099, "Swap": 359, "Add": 475}  # Table 1 retrieval examples / 4

@@ -52,6 +52,11 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Table D.3", "COCO"): (25, 1, 25),
         ("Table A.1", "(a) Kendall's τ"): (5, 5, 20),
         ("Table A.1", "(b) average ranking"): (5, 4, 16),  # CLIP column cut off in the extraction
+        ("Table B.2", "PVSE"): (6, 4, 24),  # ranks 1-5 and Avg. x Yes, Weak yes, Weak no, No
+        ("Table B.2", "VSRN"): (6, 4, 24),  # ranks 1-5 and Avg. x Yes, Weak yes, Weak no, No
+        ("Table B.2", "PCME"): (6, 4, 24),  # ranks 1-5 and Avg. x Yes, Weak yes, Weak no, No
+        ("Table B.2", "ViLT"): (6, 4, 24),  # ranks 1-5 and Avg. x Yes, Weak yes, Weak no, No
+        ("Table B.2", "CLIP"): (6, 4, 24),  # ranks 1-5 and Avg. x Yes, Weak yes, Weak no, No
         ("Table D.1", ""): (5, 5, 25),
         ("Section 4.1", "Bradley-Terry preference score"): (5, 1, 5),
         ("Section 4.1", "mAP@R worked example (R = 8)"): (4, 3, 12),

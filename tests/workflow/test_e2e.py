@@ -295,6 +295,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "bivlc_paired",  # BiVLC's paired bootstrap draws score.n_boot resamples
         "eccv_appendix_e",  # ECCV Table E.1 and Figure E.2 read the scores (and the score section's bootstrap),
         "eccv_annotator_ranks",  # Figure E.3 the metrics, then their drawings
+        "eccv_annotator_similarity",  # Tables A.1 and B.2 draw the score section's bootstrap resamples
+        "eccv_answer_shares",
         "eccv_figure",
     } | {f"world_{kind}_{paper}" for kind in ("tables", "figures") for paper in WORLD_PAPERS}, rules
     assert [w for r, w in jobs if r == "cxc_figure"] == ["cxc_figure=figure5"]  # Figures 3 and 4 read no score

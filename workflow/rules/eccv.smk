@@ -1,7 +1,8 @@
 # ECCV Caption's appendix E in the world: the benchmark rebuilt with each subset of its machine annotators and
 # scored (Table E.1, Figure E.2's numbers), the annotators' ranks among all models (Figure E.3's numbers) and
 # every model's rank under each metric (Figure 5's), and the figures drawn from those tables by their own rule
-# (restyling never recomputes).
+# (restyling never recomputes). Appendices A.2 and B.3: the annotators' similarity (Table A.1, from their
+# embedding caches) and the workers' answers per annotator and rank (Table B.2, from the build's annotations).
 
 
 rule eccv_appendix_e:
@@ -60,6 +61,60 @@ rule eccv_annotator_ranks:
     shell:
         "itmbench eccv-annotator-ranks {input} --kinds {params.kinds:q} {params.annotators} "
         "--source {params.source} --out-csv {output.csv} --out-ranks {output.ranks_csv} > {log} 2>&1"
+
+
+rule eccv_annotator_similarity:
+    input:
+        bench=f"{DATA}/eccv/items.parquet",
+        embeddings=get_eccv_similarity_embeddings,
+    output:
+        csv=flag_paper(f"{RESULTS}/tables/eccv/tableA1.csv", "eccv", "tables"),
+        md=f"{RESULTS}/tables/eccv/tableA1.md",
+        tex=f"{RESULTS}/tables/eccv/tableA1.tex",
+    params:
+        bench_dir=dir_of_input("bench"),
+        embeddings=get_eccv_similarity_flags,
+        config=get_eccv_report_params,
+        score=get_eccv_score_settings,
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/tables/eccv_annotator_similarity.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_annotator_similarity.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-annotator-similarity --bench {params.bench_dir} {params.embeddings} --config {params.config:q} "
+        "{params.score} --source {params.source} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule eccv_answer_shares:
+    input:
+        bench=f"{DATA}/eccv/items.parquet",
+    output:
+        csv=flag_paper(f"{RESULTS}/tables/eccv/tableB2.csv", "eccv", "tables"),
+        md=f"{RESULTS}/tables/eccv/tableB2.md",
+        tex=f"{RESULTS}/tables/eccv/tableB2.tex",
+    params:
+        bench_dir=dir_of_input("bench"),
+        annotators=get_eccv_annotator_name_flags,
+        score=get_eccv_score_settings,
+        source=SOURCE,
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/tables/eccv_answer_shares.log",
+    benchmark:
+        "benchmarks/rules/tables/eccv_answer_shares.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench eccv-answer-shares --bench {params.bench_dir} {params.annotators} {params.score} "
+        "--source {params.source} --out-csv {output.csv} > {log} 2>&1"
 
 
 rule eccv_positives_per_query:

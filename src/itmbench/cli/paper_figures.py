@@ -1,5 +1,6 @@
 """`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`,
-`eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-figure`: the papers' figures and
+`eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-annotator-similarity`,
+`eccv-answer-shares`, `eccv-figure`: the papers' figures and
 tables computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
@@ -345,6 +346,82 @@ def cmd_eccv_positives_per_query(args: argparse.Namespace) -> None:
         )
 
 
+def cmd_eccv_annotator_similarity(args: argparse.Namespace) -> None:
+    """ECCV Table A.1: Kendall's tau-b between the annotators' top-K lists and the average rank of one's top-1 in
+    another's list, over every query of the split, from the annotators' embedding caches (numpy, no model run)."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import annotators, canonical
+    from itmbench.papers.published import load_published
+    from itmbench.params import validated_section
+    from itmbench.report.tables import write_table
+    from itmbench.scoring.embed import EmbeddingCache
+
+    config = validated_section("report.eccv", args.config, "report.eccv params (--config)")
+    if len(args.embeddings) < 2:
+        raise InputError(
+            f"eccv-annotator-similarity: {len(args.embeddings)} --embeddings MODEL=PATH given; expected two or "
+            "more annotators' embedding caches"
+        )
+    items = canonical.read(args.bench)["items"]
+    caches = {model: EmbeddingCache(path) for model, path in args.embeddings}
+    cells = {}
+    for d_index, direction in enumerate(annotators.SIMILARITY_DIRECTIONS):
+        try:
+            scores = annotators.annotator_scores(caches, items, direction)
+            cells[direction] = annotators.annotator_similarity(
+                scores, config["similarity_top_k"], args.n_boot, args.seed, args.confidence, d_index
+            )
+        except (ValueError, KeyError) as err:
+            raise InputError(f"{args.bench}: {err}") from err
+    out = Path(args.out_csv)
+    k = config["similarity_top_k"]
+    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+        write_table(
+            annotators.table_a1_long(cells, load_published("eccv")),
+            out.with_suffix(""),
+            f"ECCV Caption Table A.1 ({args.source}): similarity of the annotators' top-{k} lists over every query of "
+            f"the split, (a) Kendall's tau-b over the union of two lists (an item a list lacks ranks {k + 1}), (b) the "
+            f"rank of the row annotator's top-1 in the column annotator's list ({k + 1} if absent); means over the "
+            f"queries, {100 * args.confidence:g}% bootstrap intervals over queries; the printed Table A.1 "
+            "(the paper's five annotators, text-to-image) below",
+            row_header="annotator",
+            decimals=3,
+        )
+    log.info("eccv table A.1: %s", {d: len(c) for d, c in cells.items()})
+
+
+def cmd_eccv_answer_shares(args: argparse.Namespace) -> None:
+    """ECCV Table B.2: each annotator's proposals by rank, the share of each simulated worker answer."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import annotators, canonical
+    from itmbench.papers.published import load_published
+    from itmbench.report.tables import write_table
+
+    tables = canonical.read(args.bench)
+    if "annotations" not in tables:
+        raise InputError(f"{args.bench}: no annotations table; expected an ECCV benchmark built in the world")
+    names = list(args.annotators) or list(dict.fromkeys(tables["annotations"]["annotator"].astype(str)))
+    try:
+        cells = annotators.answer_shares(tables["annotations"], names, args.n_boot, args.seed, args.confidence)
+    except ValueError as err:
+        raise InputError(f"{args.bench / 'annotations.parquet'}: {err}") from err
+    out = Path(args.out_csv)
+    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+        write_table(
+            annotators.table_b2_long(cells, load_published("eccv")),
+            out.with_suffix(""),
+            f"ECCV Caption Table B.2 ({args.source}): the share (%) of each simulated worker answer among the pairs "
+            "each annotator proposed at each rank, and over all its proposals (Avg.), both directions pooled, "
+            f"{100 * args.confidence:g}% bootstrap intervals over queries; the printed Table B.2 (the paper's five "
+            "annotators; Yes, Weak yes, Weak no, No as the world's answers) below",
+            row_header="annotator: rank",
+            decimals=1,
+        )
+    log.info("eccv table B.2: %d cells", len(cells))
+
+
 def cmd_eccv_figure(args: argparse.Namespace) -> None:
     """Draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table (PNG and PDF, byte-deterministic)."""
     from itmbench.io import output_set
@@ -357,7 +434,7 @@ def cmd_eccv_figure(args: argparse.Namespace) -> None:
 
 
 def add_eccv_commands(add) -> None:
-    """ECCV's appendix E commands."""
+    """ECCV's appendix commands (A.2, B.3, E) and Figure 3(a)."""
     from itmbench.cli.report import model_kinds
 
     sp = add("eccv-appendix-e", cmd_eccv_appendix_e, "ECCV Table E.1 and Figure E.2's numbers (annotator subsets)")
@@ -385,6 +462,31 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--bench", required=True, help="an ECCV benchmark folder (data/<source>/eccv)")
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("eccv-annotator-similarity", cmd_eccv_annotator_similarity, "ECCV Table A.1 (annotator similarity)")
+    sp.add_argument("--bench", required=True, type=Path, help="the world's ECCV benchmark folder (data/world/eccv)")
+    sp.add_argument(
+        "--embeddings",
+        type=name_value("PATH"),
+        action="append",
+        default=[],
+        help="MODEL=PATH: an annotator's embedding cache (results/world/embeddings/<model>/items.npz; repeat)",
+    )
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.eccv` (or some keys) as JSON")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
+    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--out-csv", required=True, help="Table A.1's CSV; .md and .tex are written beside it")
+    sp = add("eccv-answer-shares", cmd_eccv_answer_shares, "ECCV Table B.2 (answers per annotator and rank)")
+    sp.add_argument("--bench", required=True, type=Path, help="the world's ECCV benchmark folder (data/world/eccv)")
+    sp.add_argument(
+        "--annotator", dest="annotators", action="append", default=[], help="an annotator's name (repeat, in order)"
+    )
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
+    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--out-csv", required=True, help="Table B.2's CSV; .md and .tex are written beside it")
     sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table")
     sp.add_argument("--figure", required=True, choices=("figure3", "figure5", "figureE2", "figureE3"))
     sp.add_argument("--data", required=True, help="the figure's table (eccv-appendix-e, eccv-annotator-ranks)")

@@ -278,7 +278,7 @@ PAPERS: dict[str, Paper] = {
         row_headers={"Table 5": "metric"},
         has_statistics=True,
         data_figures=("figure3", "figure5", "figureE2", "figureE3"),
-        data_tables=("figure3", "tableE1", "figureE2", "figureE3", "figure5"),
+        data_tables=("figure3", "tableA1", "tableB2", "tableE1", "figureE2", "figureE3", "figure5"),
     ),
     "bivlc": Paper(
         "bivlc",

@@ -71,3 +71,28 @@ def get_eccv_metrics(wildcards):
 def get_eccv_score_settings(wildcards):
     score = config["score"]
     return f"--n-boot {score['n_boot']} --seed {score['seed']} --confidence {score['confidence']}"
+
+
+# --- appendices A.2 and B.3: Tables A.1 and B.2 (workflow/rules/eccv.smk) -----------------------------------
+
+
+def get_eccv_similarity_embeddings(wildcards):
+    """The embedding caches of the models Table A.1 compares: eccv.annotator_models (the annotators when
+    annotator_source is models; with the simulated oracles the models are compared all the same)."""
+    return [f"{RESULTS}/embeddings/{m}/items.npz" for m in config["eccv"]["annotator_models"]]
+
+
+def get_eccv_similarity_flags(wildcards, input):
+    """--embeddings MODEL=PATH of Table A.1's command, in annotator order."""
+    models = config["eccv"]["annotator_models"]
+    return " ".join(f"--embeddings {m}={p}" for m, p in zip(models, input.embeddings))
+
+
+def get_eccv_report_params(wildcards):
+    """params.yaml report.eccv as canonical JSON (Table A.1 reruns when it changes)."""
+    return json.dumps(config["report"].get("eccv", {}), sort_keys=True)
+
+
+def get_eccv_annotator_name_flags(wildcards):
+    """--annotator NAME of Table B.2's command: the names in the build's annotations table, in order."""
+    return " ".join(f"--annotator {a}" for a in eccv_annotator_names())
