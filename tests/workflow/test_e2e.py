@@ -248,6 +248,8 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(tiny_world_run):
         "world_tables_bivlc",
         "world_figures_bivlc",
         "bivlc_paired",  # the paired tests read BiVLC's per-instance scores
+        "bivlc_figure4_data",  # and Figure 4's margins, then its drawing
+        "bivlc_figure4",
     }, rules
     for rule, wildcards in jobs:
         assert "cxc" not in wildcards, (rule, wildcards)
@@ -293,6 +295,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "cxc_table1",
         "cxc_figure",
         "bivlc_paired",  # BiVLC's paired bootstrap draws score.n_boot resamples
+        "bivlc_figure4_data",  # and Figure 4's means and medians theirs, then its drawing
+        "bivlc_figure4",
         "eccv_appendix_e",  # ECCV Table E.1 and Figure E.2 read the scores (and the score section's bootstrap),
         "eccv_annotator_ranks",  # Figure E.3 the metrics, then their drawings
         "eccv_figure",

@@ -280,6 +280,59 @@ if bivlc_paired_pairs():
             "> {log} 2>&1"
 
 
+# BiVLC's Figure 4 (a diagram in the paper) measured: the margins of the positive caption over the negative image
+# and of the positive image over the negative caption, from the models' per-instance scores; drawn by its own rule.
+if bivlc_figure4_models():
+
+    rule bivlc_figure4_data:
+        input:
+            unpack(get_bivlc_figure4_scores),
+        output:
+            csv=flag_paper(f"{RESULTS}/tables/bivlc/figure4.csv", "bivlc", "tables"),
+            md=f"{RESULTS}/tables/bivlc/figure4.md",
+            tex=f"{RESULTS}/tables/bivlc/figure4.tex",
+        params:
+            flags=get_bivlc_figure4_flags,
+            source=SOURCE,
+            config=get_bivlc_figure4_config,
+            score=get_score_params,
+            rows=get_report_rows("bivlc"),
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bivlc_figure4_data.log",
+        benchmark:
+            "benchmarks/rules/figures/bivlc_figure4_data.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bivlc-figure4-data {params.flags} --source {params.source} --config {params.config:q} "
+            "--score {params.score:q} --rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
+
+    rule bivlc_figure4:
+        input:
+            data=f"{RESULTS}/tables/bivlc/figure4.csv",
+        output:
+            png=flag_paper(f"{RESULTS}/figures/bivlc/figure4.png", "bivlc", "figures"),
+            pdf=f"{RESULTS}/figures/bivlc/figure4.pdf",
+        params:
+            source=SOURCE,
+            dpi=config["report"]["dpi"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bivlc_figure4.log",
+        benchmark:
+            "benchmarks/rules/figures/bivlc_figure4.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bivlc-figure4 --data {input.data} --source {params.source} --dpi {params.dpi} "
+            "--out-png {output.png} > {log} 2>&1"
+
+
 # BISON's Table 2 and the numbers of its Figures 6, 9 and 14 come from its queries, the captions, the models'
 # embeddings and (Figure 9) each model's scores of the perturbed queries, not from metrics: one rule computes
 # each figure's numbers (a table), another draws it.

@@ -197,6 +197,30 @@ def get_paired_flags(wildcards, input):
 def get_claims_paper_paired(wildcards):
     return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []
 
+# --- BiVLC's Figure 4, from the per-instance scores of the models it contrasts (papers.smk) ----------------------
+
+
+def bivlc_figure4_models():
+    """params.yaml report.bivlc_figure4.models that score BiVLC in this source, in their order."""
+    scored = set(scored_models("bivlc")) if "bivlc" in PAIR_BENCHMARKS else set()
+    return [m for m in config["report"]["bivlc_figure4"]["models"] if m in scored]
+
+
+def get_bivlc_figure4_scores(wildcards):
+    """The per-instance BiVLC score files of Figure 4's models, by model."""
+    return {m: f"{RESULTS}/scores/bivlc/{m}.parquet" for m in bivlc_figure4_models()}
+
+
+def get_bivlc_figure4_flags(wildcards, input):
+    """--scores MODEL=PATH for each of Figure 4's models, in their order."""
+    return " ".join(f"--scores {m}={input[m]}" for m in bivlc_figure4_models())
+
+
+def get_bivlc_figure4_config(wildcards):
+    """What Figure 4's numbers read of report.bivlc_figure4 (the models are its inputs): the bins."""
+    return json.dumps({"bins": config["report"]["bivlc_figure4"]["bins"]}, sort_keys=True)
+
+
 # --- BISON's Table 2 and Figures 6 and 14, from its queries and the models' embeddings (papers.smk) -----------
 
 
