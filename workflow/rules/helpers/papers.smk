@@ -285,6 +285,38 @@ def get_bison_table4_inputs(wildcards):
     return inputs
 
 
+def get_bison_figure8_inputs(wildcards):
+    """Figure 8's inputs: the captions (references), and each captioner's generated captions and BISON scores."""
+    inputs = {"captions": f"{DATA}/items/captions.parquet"}
+    for m in bison_captioners():
+        inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
+        inputs[f"scores_{m}"] = f"{RESULTS}/scores/bison/{m}.parquet"
+    return inputs
+
+
+def get_bison_figure8_flags(wildcards, input):
+    """--generated MODEL=PATH --scores MODEL=PATH for each captioner."""
+    return " ".join(
+        f"--generated {m}={input[f'generated_{m}']} --scores {m}={input[f'scores_{m}']}" for m in bison_captioners()
+    )
+
+
+def get_bison_figure8_metrics(wildcards):
+    """What Figure 8 reads of bison_caption_metrics: the metrics scored."""
+    return json.dumps({"metrics": config["bison_caption_metrics"]["metrics"]}, sort_keys=True)
+
+
+def get_bison_figure8_config(wildcards):
+    """params.yaml report.bison_figure8 (the histogram's bins) as canonical JSON."""
+    return json.dumps(config["report"]["bison_figure8"], sort_keys=True)
+
+
+def get_bison_data_figures():
+    """The BISON figures drawn from computed tables: 6, 9 and 14 (bison_figure_data), and 8 where a captioner
+    scores BISON (bison_figure8_data)."""
+    return ("figure6", "figure9", "figure14") + (("figure8",) if bison_captioners() else ())
+
+
 def get_bison_table4_flags(wildcards, input):
     """--generated MODEL=PATH --bison MODEL=PATH for each captioner."""
     return " ".join(
