@@ -90,10 +90,14 @@ INPUTS: dict[str, list[str]] = {
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "bivlc-figure4-data": ["--scores", "clip_coco={in}", "--out-csv", "{out}.csv"],
+    "bivlc-figure4": ["--data", "{in}", "--out-png", "{out}.png"],
     "bison-table2": ["--bench", "{in}", "--captions", "{in}", "--out-csv", "{out}.csv"],
     "bison-figure-data": ["--figure", "figure14", "--bench", "{in}", "--captions", "{in}", "--embeddings"]
     + ["m={in}", "--out-csv", "{out}.csv"],
     "bison-figure": ["--figure", "figure6", "--data", "{in}", "--out-png", "{out}.png"],
+    "bison-figure8-data": ["--generated", "coca={in}", "--scores", "coca={in}", "--captions", "{in}", "--out-csv"]
+    + ["{out}.csv"],
     "bison-generate-captions": ["--model", "coca", "--spec", SPEC_COCA, "--items", "{in}", "--captions", "{in}"]
     + ["--out", "{out}.parquet"],
     "bison-table4": ["--generated", "coca={in}", "--bison", "coca={in}", "--captions", "{in}", "--out-csv"]

@@ -248,6 +248,8 @@ def test_a_bivlc_parameter_reruns_only_what_bivlc_feeds(tiny_world_run):
         "world_tables_bivlc",
         "world_figures_bivlc",
         "bivlc_paired",  # the paired tests read BiVLC's per-instance scores
+        "bivlc_figure4_data",  # and Figure 4's margins, then its drawing
+        "bivlc_figure4",
     }, rules
     for rule, wildcards in jobs:
         assert "cxc" not in wildcards, (rule, wildcards)
@@ -283,6 +285,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "score_benchmark_pairs",
         "bison_caption_metric",  # BISON section 6's accuracies carry the same intervals
         "bison_table4",  # and Table 4's captioning metrics their bootstrap intervals
+        "bison_figure8_data",  # and Figure 8's means and medians theirs, then its drawing
+        "bison_figure",
         "table_benchmark",
         "report_benchmark",
         "claims",
@@ -293,6 +297,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "cxc_table1",
         "cxc_figure",
         "bivlc_paired",  # BiVLC's paired bootstrap draws score.n_boot resamples
+        "bivlc_figure4_data",  # and Figure 4's means and medians theirs, then its drawing
+        "bivlc_figure4",
         "eccv_appendix_e",  # ECCV Table E.1 and Figure E.2 read the scores (and the score section's bootstrap),
         "eccv_annotator_ranks",  # Figure E.3 the metrics, then their drawings
         "eccv_annotator_similarity",  # Tables A.1 and B.2 draw the score section's bootstrap resamples
@@ -300,6 +306,7 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "eccv_figure",
     } | {f"world_{kind}_{paper}" for kind in ("tables", "figures") for paper in WORLD_PAPERS}, rules
     assert [w for r, w in jobs if r == "cxc_figure"] == ["cxc_figure=figure5"]  # Figures 3 and 4 read no score
+    assert [w for r, w in jobs if r == "bison_figure"] == ["bison_data_figure=figure8"]  # nor do 6, 9 and 14
 
 
 @pytest.mark.slow

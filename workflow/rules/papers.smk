@@ -280,9 +280,62 @@ if bivlc_paired_pairs():
             "> {log} 2>&1"
 
 
+# BiVLC's Figure 4 (a diagram in the paper) measured: the margins of the positive caption over the negative image
+# and of the positive image over the negative caption, from the models' per-instance scores; drawn by its own rule.
+if bivlc_figure4_models():
+
+    rule bivlc_figure4_data:
+        input:
+            unpack(get_bivlc_figure4_scores),
+        output:
+            csv=flag_paper(f"{RESULTS}/tables/bivlc/figure4.csv", "bivlc", "tables"),
+            md=f"{RESULTS}/tables/bivlc/figure4.md",
+            tex=f"{RESULTS}/tables/bivlc/figure4.tex",
+        params:
+            flags=get_bivlc_figure4_flags,
+            source=SOURCE,
+            config=get_bivlc_figure4_config,
+            score=get_score_params,
+            rows=get_report_rows("bivlc"),
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bivlc_figure4_data.log",
+        benchmark:
+            "benchmarks/rules/figures/bivlc_figure4_data.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bivlc-figure4-data {params.flags} --source {params.source} --config {params.config:q} "
+            "--score {params.score:q} --rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
+
+    rule bivlc_figure4:
+        input:
+            data=f"{RESULTS}/tables/bivlc/figure4.csv",
+        output:
+            png=flag_paper(f"{RESULTS}/figures/bivlc/figure4.png", "bivlc", "figures"),
+            pdf=f"{RESULTS}/figures/bivlc/figure4.pdf",
+        params:
+            source=SOURCE,
+            dpi=config["report"]["dpi"],
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/figures/bivlc_figure4.log",
+        benchmark:
+            "benchmarks/rules/figures/bivlc_figure4.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench bivlc-figure4 --data {input.data} --source {params.source} --dpi {params.dpi} "
+            "--out-png {output.png} > {log} 2>&1"
+
+
 # BISON's Table 2 and the numbers of its Figures 6, 9 and 14 come from its queries, the captions, the models'
-# embeddings and (Figure 9) each model's scores of the perturbed queries, not from metrics: one rule computes
-# each figure's numbers (a table), another draws it.
+# embeddings and (Figure 9) each model's scores of the perturbed queries, Figure 8's from each captioner's generated
+# captions and BISON scores, not from metrics: one rule computes each figure's numbers (a table), another draws it.
 
 if SOURCE == "world":
 
@@ -402,6 +455,36 @@ if SOURCE == "world":
                 "--config {params.config:q} --caption-metrics {params.caption_metrics:q} --score {params.score:q} "
                 "--rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
 
+        rule bison_figure8_data:
+            input:
+                unpack(get_bison_figure8_inputs),
+            output:
+                csv=flag_paper(f"{RESULTS}/tables/bison/figure8.csv", "bison", "tables"),
+                md=f"{RESULTS}/tables/bison/figure8.md",
+                tex=f"{RESULTS}/tables/bison/figure8.tex",
+            params:
+                model_files=get_bison_figure8_flags,
+                source=SOURCE,
+                config=bison_section_json("split"),
+                caption_metrics=get_bison_figure8_metrics,
+                figure=get_bison_figure8_config,
+                score=get_score_params,
+                rows=get_report_rows("bison"),
+            threads: 1
+            resources:
+                mem_mb=3000,  # METEOR's Java runs with -Xmx2G
+            log:
+                "logs/figures/bison_figure8_data.log",
+            benchmark:
+                "benchmarks/rules/figures/bison_figure8_data.tsv"
+            conda:
+                ENV
+            shell:
+                "itmbench bison-figure8-data {params.model_files} --captions {input.captions} "
+                "--source {params.source} --config {params.config:q} --caption-metrics {params.caption_metrics:q} "
+                "--figure-config {params.figure:q} --score {params.score:q} --rows {params.rows:q} "
+                "--out-csv {output.csv} > {log} 2>&1"
+
     rule bison_figure_data:
         input:
             unpack(get_bison_figure_data_inputs),
@@ -439,7 +522,7 @@ if SOURCE == "world":
             png=flag_paper(f"{RESULTS}/figures/bison/{{bison_data_figure}}.png", "bison", "figures"),
             pdf=f"{RESULTS}/figures/bison/{{bison_data_figure}}.pdf",
         wildcard_constraints:
-            bison_data_figure="figure6|figure9|figure14",
+            bison_data_figure="|".join(get_bison_data_figures()),
         params:
             source=SOURCE,
             dpi=config["report"]["dpi"],

@@ -1,6 +1,6 @@
 """`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`,
 `eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-annotator-similarity`,
-`eccv-answer-shares`, `eccv-figure`: the papers' figures and
+`eccv-answer-shares`, `eccv-figure`, `bivlc-figure4-data`, `bivlc-figure4`: the papers' figures and
 tables computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
@@ -227,6 +227,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level of the STS ratings")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     add_eccv_commands(add)
+    add_bivlc_commands(add)
 
 
 def cmd_eccv_appendix_e(args: argparse.Namespace) -> None:
@@ -491,5 +492,65 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--figure", required=True, choices=("figure3", "figure5", "figureE2", "figureE3"))
     sp.add_argument("--data", required=True, help="the figure's table (eccv-appendix-e, eccv-annotator-ranks)")
     sp.add_argument("--source", required=True, choices=SOURCES, help="whose numbers the figure shows (its title)")
+    sp.add_argument("--dpi", type=positive_int, default=150)
+    sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
+
+
+def cmd_bivlc_figure4_data(args: argparse.Namespace) -> None:
+    """BiVLC Figure 4's numbers: per model, the distribution of the positive caption's and image's margins."""
+    from itmbench.cli._args import score_section
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.papers.bivlc.margins import MARGINS, SCORE_COLUMNS, figure4_long
+    from itmbench.params import validated_section
+    from itmbench.report.tables import write_table
+
+    config = validated_section("report.bivlc_figure4", args.config, "report.bivlc_figure4 params (--config)")
+    score = score_section(args.score)
+    if not args.scores:
+        raise InputError("bivlc-figure4-data needs --scores MODEL=PATH for each model")
+    scores = {m: read_parquet_checked(p, SCORE_COLUMNS, f"the BiVLC scores of {m}") for m, p in args.scores}
+    long = figure4_long(scores, dict(args.rows), config["bins"], score["n_boot"], score["seed"], score["confidence"])
+    level = f"{100 * score['confidence']:g}%"
+    title = (
+        f"BiVLC Figure 4 ({SOURCE_LABELS[args.source]}): per model and BiVLC instance, the margins "
+        + "; ".join(f"{name}: {label}" for name, (label, _, _) in MARGINS.items())
+        + f". Mean and median with {level} percentile bootstrap intervals ({score['n_boot']} resamples, seed "
+        f"{score['seed']}); share > 0 and the share of instances per histogram bin ({config['bins']} equal bins "
+        f"over the margin's range pooled over the models; edges in the CSV's bin_lo and bin_hi) with {level} "
+        "Wilson intervals"
+    )
+    out = Path(args.out_csv)
+    with output_set(folders=[out.parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, out.with_suffix(""), title, row_header="statistic", decimals=3)
+    summary = long[long["statistic"] != "bin"].set_index(["column", "statistic"])["value"].round(4).to_dict()
+    log.info("bivlc figure4: %s", summary)
+
+
+def cmd_bivlc_figure4(args: argparse.Namespace) -> None:
+    """Draw BiVLC Figure 4 from its computed table (PNG and PDF, byte-deterministic)."""
+    from itmbench.io import output_set
+    from itmbench.papers.bivlc.figures import write_figure4
+
+    out = Path(args.out_png)
+    with output_set(files=[out, out.with_suffix(".pdf")]):
+        paths = write_figure4(args.data, out, SOURCE_LABELS[args.source], args.dpi)
+    log.info("bivlc figure4: %s", [str(p) for p in paths])
+
+
+def add_bivlc_commands(add) -> None:
+    """BiVLC's Figure 4 commands."""
+    sp = add("bivlc-figure4-data", cmd_bivlc_figure4_data, "BiVLC Figure 4's numbers: the positive pair's margins")
+    sp.add_argument(
+        "--scores", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: its BiVLC scores"
+    )
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --scores (titles)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml report.bivlc_figure4 as JSON")
+    sp.add_argument("--score", type=json_arg, default={}, help="params.yaml score (n_boot, seed, confidence) as JSON")
+    sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("bivlc-figure4", cmd_bivlc_figure4, "draw BiVLC Figure 4 from its computed table")
+    sp.add_argument("--data", required=True, help="the figure's table (bivlc-figure4-data)")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="whose numbers the figure shows")
     sp.add_argument("--dpi", type=positive_int, default=150)
     sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")

@@ -257,8 +257,8 @@ PAPERS: dict[str, Paper] = {
         ("accuracy",),
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),
-        data_figures=("figure6", "figure9", "figure14"),
-        data_tables=("table2", "table4", "figure6", "figure9", "figure14"),
+        data_figures=("figure6", "figure8", "figure9", "figure14"),
+        data_tables=("table2", "table4", "figure6", "figure8", "figure9", "figure14"),
     ),
     "mcic": Paper(
         "mcic",
@@ -287,7 +287,8 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"},
         ("scores",),
         has_statistics=True,
-        data_tables=("paired",),  # model pairs tested over the same instances (report.bivlc_paired)
+        data_figures=("figure4",),  # the positive pair's margins per model (report.bivlc_figure4)
+        data_tables=("paired", "figure4"),  # model pairs tested over the same instances (report.bivlc_paired)
     ),
     "cxc": Paper(
         "cxc",

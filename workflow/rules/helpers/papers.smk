@@ -197,6 +197,30 @@ def get_paired_flags(wildcards, input):
 def get_claims_paper_paired(wildcards):
     return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []
 
+# --- BiVLC's Figure 4, from the per-instance scores of the models it contrasts (papers.smk) ----------------------
+
+
+def bivlc_figure4_models():
+    """params.yaml report.bivlc_figure4.models that score BiVLC in this source, in their order."""
+    scored = set(scored_models("bivlc")) if "bivlc" in PAIR_BENCHMARKS else set()
+    return [m for m in config["report"]["bivlc_figure4"]["models"] if m in scored]
+
+
+def get_bivlc_figure4_scores(wildcards):
+    """The per-instance BiVLC score files of Figure 4's models, by model."""
+    return {m: f"{RESULTS}/scores/bivlc/{m}.parquet" for m in bivlc_figure4_models()}
+
+
+def get_bivlc_figure4_flags(wildcards, input):
+    """--scores MODEL=PATH for each of Figure 4's models, in their order."""
+    return " ".join(f"--scores {m}={input[m]}" for m in bivlc_figure4_models())
+
+
+def get_bivlc_figure4_config(wildcards):
+    """What Figure 4's numbers read of report.bivlc_figure4 (the models are its inputs): the bins."""
+    return json.dumps({"bins": config["report"]["bivlc_figure4"]["bins"]}, sort_keys=True)
+
+
 # --- BISON's Table 2 and Figures 6 and 14, from its queries and the models' embeddings (papers.smk) -----------
 
 
@@ -259,6 +283,38 @@ def get_bison_table4_inputs(wildcards):
         inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
         inputs[f"bison_{m}"] = f"{RESULTS}/metrics/bison/{m}.json"
     return inputs
+
+
+def get_bison_figure8_inputs(wildcards):
+    """Figure 8's inputs: the captions (references), and each captioner's generated captions and BISON scores."""
+    inputs = {"captions": f"{DATA}/items/captions.parquet"}
+    for m in bison_captioners():
+        inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
+        inputs[f"scores_{m}"] = f"{RESULTS}/scores/bison/{m}.parquet"
+    return inputs
+
+
+def get_bison_figure8_flags(wildcards, input):
+    """--generated MODEL=PATH --scores MODEL=PATH for each captioner."""
+    return " ".join(
+        f"--generated {m}={input[f'generated_{m}']} --scores {m}={input[f'scores_{m}']}" for m in bison_captioners()
+    )
+
+
+def get_bison_figure8_metrics(wildcards):
+    """What Figure 8 reads of bison_caption_metrics: the metrics scored."""
+    return json.dumps({"metrics": config["bison_caption_metrics"]["metrics"]}, sort_keys=True)
+
+
+def get_bison_figure8_config(wildcards):
+    """params.yaml report.bison_figure8 (the histogram's bins) as canonical JSON."""
+    return json.dumps(config["report"]["bison_figure8"], sort_keys=True)
+
+
+def get_bison_data_figures():
+    """The BISON figures drawn from computed tables: 6, 9 and 14 (bison_figure_data), and 8 where a captioner
+    scores BISON (bison_figure8_data)."""
+    return ("figure6", "figure9", "figure14") + (("figure8",) if bison_captioners() else ())
 
 
 def get_bison_table4_flags(wildcards, input):

@@ -32,7 +32,7 @@ from itmbench.metrics.captioning import (
     corpus_bleu4,
     ptb_tokenize,
 )
-from itmbench.metrics.intervals import bootstrap_interval
+from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
 from itmbench.papers.world_cells import metric_entry
 
 GENERATED_COLUMNS = ("image_id", "caption")
@@ -107,4 +107,138 @@ def table4_long(
     return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi", "block", "source"])
 
 
-__all__ = ["GENERATED_COLUMNS", "METRIC_NAMES", "TABLE4_COLUMNS", "metric_cells", "references_of", "table4_long"]
+# --- Figure 8: the captioning scores of correct and incorrect BISON predictions --------------------------------
+#
+# The paper (appendix, "Does BISON accuracy predict captioning scores?"): for each COCO-BISON example the
+# captioner classifies correctly (or incorrectly), the caption it generates for the *positive* image is scored
+# against that image's references; Figure 8 shows the two distributions per metric. Here: the captioner's own
+# BISON predictions (its per-instance scores: a tie is wrong), its greedy caption of each image of the split
+# scored as in Table 4 (each image's captions as references, CIDEr-D's IDF over the split's reference sets; BLEU-4
+# per caption, pycocoevalcap's sentence score), x100. SPICE is not possible here (`NOT_POSSIBLE`).
+
+BISON_SCORE_COLUMNS = ("bison_id", "true_image_id", "correct")
+FIGURE8_GROUPS = ("correct", "incorrect")
+FIGURE8_COLUMNS = (
+    "row",
+    "column",
+    "value",
+    "lo",
+    "hi",
+    "model",
+    "metric",
+    "group",
+    "statistic",
+    "bin_lo",
+    "bin_hi",
+    "n",
+)
+DIFFERENCE = "correct - incorrect"
+
+
+def per_image_scores(
+    generated: pd.DataFrame, captions: pd.DataFrame, metrics: list[str], source: str = "generated captions"
+) -> pd.DataFrame:
+    """Each generated caption's score (x100) per metric against its image's captions: image_id and a column
+    per metric (every image of `generated` in one pycocoevalcap call: CIDEr-D's IDF over their reference sets)."""
+    image_ids = generated["image_id"].to_numpy(np.int64)
+    if len(np.unique(image_ids)) != len(image_ids):
+        raise InputError(f"{source}: an image_id appears twice; expected one generated caption per image")
+    candidates = [ptb_tokenize(c) for c in generated["caption"].astype(str)]
+    references = references_of(captions, image_ids, source)
+    out = pd.DataFrame({"image_id": image_ids})
+    for metric in metrics:
+        out[metric] = 100 * caption_metric_scores(metric, candidates, references)
+    return out
+
+
+def instance_caption_scores(per_image: pd.DataFrame, bison_scores: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Per BISON instance: bison_id, whether the captioner predicted it correctly, and each metric's score of
+    the caption generated for its positive image (refused, naming `source`, where that image has none)."""
+    scores = per_image.set_index("image_id")
+    true_images = bison_scores["true_image_id"].to_numpy(np.int64)
+    absent = ~np.isin(true_images, scores.index.to_numpy(np.int64))
+    if absent.any():
+        i = int(np.flatnonzero(absent)[0])
+        raise InputError(
+            f"{source}: bison_id {int(bison_scores['bison_id'].iloc[i])}: no generated caption of its positive image "
+            f"{int(true_images[i])}; expected the captions of the split BISON is built on"
+        )
+    out = pd.DataFrame(
+        {"bison_id": bison_scores["bison_id"].to_numpy(np.int64), "correct": bison_scores["correct"].to_numpy(bool)}
+    )
+    for metric in scores.columns:
+        out[metric] = scores.loc[true_images, metric].to_numpy(np.float64)
+    return out
+
+
+def mean_difference(
+    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """mean(a) - mean(b) with a stratified percentile bootstrap interval (each group resampled within itself)."""
+    rng = np.random.default_rng(seed)
+    boots = rng.choice(a, size=(n_boot, len(a))).mean(axis=1) - rng.choice(b, size=(n_boot, len(b))).mean(axis=1)
+    lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(a.mean() - b.mean()), float(lo), float(hi)
+
+
+def figure8_long(
+    instances: Mapping[str, pd.DataFrame],
+    metrics: list[str],
+    rows: Mapping[str, str],
+    bins: int = 20,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Figure 8's numbers (`instances`: captioner -> `instance_caption_scores`), in `FIGURE8_COLUMNS`: per
+    captioner, metric and group (correct, incorrect) the mean and median (percentile bootstrap) and the share of
+    instances per bin (Wilson; `bins` equal bins over [0, the metric's largest score over captioners]); per
+    captioner and metric the difference of the groups' means (`mean_difference`). A group without
+    instances has no statistics (n 0)."""
+    records = []
+    for metric in metrics:
+        top = max(float(frame[metric].max()) for frame in instances.values()) if instances else 0.0
+        edges = np.linspace(0.0, top if top > 0 else 1.0, bins + 1)
+        for model in sorted(instances):
+            frame = instances[model]
+            values, correct = frame[metric].to_numpy(np.float64), frame["correct"].to_numpy(bool)
+            label = f"{rows.get(model, model)}: {METRIC_NAMES[metric]}"
+            for group, mask in zip(FIGURE8_GROUPS, (correct, ~correct)):
+                part, n = values[mask], int(mask.sum())
+                cells = []  # (row, statistic, value, lo, hi, bin_lo, bin_hi)
+                if n:
+                    for statistic, function in (("mean", np.mean), ("median", np.median)):
+                        lo, hi = bootstrap_interval(part, function, n_boot, seed, confidence)
+                        cells.append((statistic, statistic, float(function(part)), lo, hi, np.nan, np.nan))
+                    for i, count in enumerate(np.histogram(part, bins=edges)[0]):
+                        lo, hi = wilson_interval(int(count), n, confidence)
+                        row = f"bin {i + 1:02d} (%)"
+                        cells.append((row, "bin", 100 * int(count) / n, 100 * lo, 100 * hi, edges[i], edges[i + 1]))
+                cells.append(("instances", "n", float(n), np.nan, np.nan, np.nan, np.nan))
+                for row, statistic, value, lo, hi, b_lo, b_hi in cells:
+                    records.append(
+                        (row, f"{label} {group}", value, lo, hi, model, metric, group, statistic, b_lo, b_hi, n)
+                    )
+            if correct.any() and (~correct).any():
+                value, lo, hi = mean_difference(values[correct], values[~correct], n_boot, seed, confidence)
+                records.append(
+                    ("mean", f"{label} {DIFFERENCE}", value, lo, hi, model, metric, DIFFERENCE, "mean")
+                    + (np.nan, np.nan, len(values))
+                )
+    return pd.DataFrame(records, columns=list(FIGURE8_COLUMNS))
+
+
+__all__ = [
+    "BISON_SCORE_COLUMNS",
+    "FIGURE8_COLUMNS",
+    "GENERATED_COLUMNS",
+    "METRIC_NAMES",
+    "TABLE4_COLUMNS",
+    "figure8_long",
+    "instance_caption_scores",
+    "mean_difference",
+    "metric_cells",
+    "per_image_scores",
+    "references_of",
+    "table4_long",
+]

@@ -1,5 +1,6 @@
-"""BISON's world figure (accuracy per model with its interval and the chance line), and Figures 6 and 14 drawn
-from the tables `itmbench bison-figure-data` computes (`papers/bison/queries.py`)."""
+"""BISON's world figure (accuracy per model with its interval and the chance line), Figures 6, 9 and 14 drawn
+from the tables `itmbench bison-figure-data` computes (`papers/bison/queries.py`), and Figure 8 from the table
+`itmbench bison-figure8-data` computes (`papers/bison/captioning.py`)."""
 
 from __future__ import annotations
 
@@ -51,11 +52,13 @@ def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kind
 # stem -> what it draws; each is written as <stem>.png and <stem>.pdf from its computed table
 DATA_FIGURES: dict[str, str] = {
     "figure6": "Figure 6: query length and part-of-speech distributions of the captions and the BISON queries",
+    "figure8": "Figure 8: captioning scores of the positive image's generated caption, correct and incorrect BISON",
     "figure9": "Figure 9: the share of each model's BISON predictions that change under automatic query perturbations",
     "figure14": "Figure 14: BISON accuracy, the query being the BISON query or a random or longest positive caption",
 }
 DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
     "figure6": ("row", "column", "value", "lo", "hi", "panel", "bin"),
+    "figure8": ("row", "column", "value", "lo", "hi", "model", "metric", "group", "statistic", "bin_lo", "bin_hi", "n"),
     "figure9": ("row", "column", "value", "lo", "hi", "model"),
     "figure14": ("row", "column", "value", "lo", "hi", "model"),
 }
@@ -136,11 +139,46 @@ def figure14(frame, source: str):
     return fig
 
 
+def figure8(frame, source: str):
+    """Fig. 8: per captioning metric (a panel), the distribution of the positive image's caption score over the
+    BISON instances the captioner predicts correctly and incorrectly (step histograms; means dashed)."""
+    from itmbench.metrics.captioning import METRIC_NAMES
+
+    metrics = list(dict.fromkeys(frame["metric"].astype(str)))
+    fig, axes = new_figure(3.3 * max(1, len(metrics)), 3.4, ncols=max(1, len(metrics)))
+    colours = {"correct": "#D65F9E", "incorrect": "#6A3D9A"}  # the paper: pink and purple
+    for ax, metric in zip(axes[0], metrics):
+        part = frame[frame["metric"].astype(str) == metric]
+        for m, model in enumerate(dict.fromkeys(part["model"].astype(str))):
+            style = ("-", "--", ":", "-.")[m % 4]
+            for group, colour in colours.items():
+                rows = part[(part["model"].astype(str) == model) & (part["group"].astype(str) == group)]
+                hist = rows[rows["statistic"] == "bin"]
+                if hist.empty:
+                    continue
+                edges = np.append(hist["bin_lo"].to_numpy(float), hist["bin_hi"].to_numpy(float)[-1:])
+                mean = float(rows.loc[rows["statistic"] == "mean", "value"].iloc[0])
+                name = str(rows["column"].iloc[0]).split(":", 1)[0]
+                label = f"{name} {group} (n={int(rows['n'].iloc[0])}, mean {mean:.1f})"
+                ax.stairs(hist["value"].to_numpy(float), edges, color=colour, linestyle=style, label=label)
+                ax.axvline(mean, color=colour, linestyle="--", linewidth=0.8)
+        ax.set_xlabel(f"{METRIC_NAMES.get(metric, metric)} (x100)")
+        ax.set_ylabel("BISON instances (%)")
+        ax.legend(loc="upper right", fontsize=6)
+    fig.suptitle(
+        f"BISON Figure 8 ({source}): captioning scores of correct and incorrect BISON predictions "
+        "(SPICE: not possible here, its Stanford CoreNLP models cannot be installed)",
+        fontsize=8,
+    )
+    fig.tight_layout()
+    return fig
+
+
 def write_data_figure(stem: str, data: str | os.PathLike, out_png: str | os.PathLike, source: str, dpi: int = 150):
     """Draw Figure `stem` from its computed table and write <out_png> and the PDF beside it."""
     if stem not in DATA_FIGURES:
         raise InputError(f"unknown BISON figure {stem!r}; expected one of {sorted(DATA_FIGURES)}")
     frame = read_figure_data(data, DATA_FIGURE_COLUMNS[stem])
-    draw = {"figure6": figure6, "figure9": figure9, "figure14": figure14}[stem]
+    draw = {"figure6": figure6, "figure8": figure8, "figure9": figure9, "figure14": figure14}[stem]
     with figure_style():
         return write_figure(draw(frame, source), Path(out_png).with_suffix(""), dpi)

@@ -20,7 +20,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.papers.figures import grouped_bars, intervals_label, metric_series, model_label, new_figure, write_figure
+from itmbench.errors import InputError
+from itmbench.papers.figures import (
+    figure_style,
+    grouped_bars,
+    intervals_label,
+    metric_series,
+    model_label,
+    new_figure,
+    read_figure_data,
+    write_figure,
+)
 from itmbench.papers.predictions import MEAN_OF_ORDERS, ScoreOptions
 from itmbench.papers.sugarcrepe.predictions import read_sugarcrepe_answers, sugarcrepe_answer_table
 from itmbench.papers.world_cells import WorldMetrics
@@ -90,6 +100,48 @@ def plot_gpt4v_accuracy(data: pd.DataFrame, prefix: str | os.PathLike, dpi: int 
     ax.legend(loc="lower left", fontsize=7, ncol=2, framealpha=0.9)
     fig.tight_layout()
     return write_figure(fig, prefix, dpi)
+
+
+# --- Figure 4: the margins of the positive pair (drawn from its computed table) ---------------------------------
+
+
+def figure4(frame: pd.DataFrame, source: str):
+    """Fig. 4 in the world: per margin (a panel), each model's histogram over BiVLC instances as a step line,
+    its median a dashed vertical line, and zero (below it the negative is the closer) a black line."""
+    from itmbench.papers.bivlc.margins import MARGINS
+
+    margins = [m for m in MARGINS if m in set(frame["margin"].astype(str))]
+    if not margins:
+        raise InputError(f"figure data has no margin; expected some of {list(MARGINS)}")
+    fig, axes = new_figure(9.0, 3.6, ncols=len(margins))
+    for ax, margin in zip(axes[0], margins):
+        part = frame[frame["margin"].astype(str) == margin]
+        for i, model in enumerate(dict.fromkeys(part["model"].astype(str))):
+            rows = part[part["model"].astype(str) == model]
+            hist = rows[rows["statistic"] == "bin"]
+            edges = np.append(hist["bin_lo"].to_numpy(float), hist["bin_hi"].to_numpy(float)[-1:])
+            median = rows[rows["statistic"] == "median"].iloc[0]
+            positive = rows[rows["statistic"] == "positive"].iloc[0]
+            name = str(rows["column"].iloc[0]).rsplit(":", 1)[0]
+            label = f"{name}: median {median['value']:+.3f}, > 0 {positive['value']:.1f}%"
+            ax.stairs(hist["value"].to_numpy(float), edges, color=f"C{i}", linewidth=1.2, label=label)
+            ax.axvline(float(median["value"]), color=f"C{i}", linestyle="--", linewidth=0.8)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_xlabel(MARGINS[margin][0])
+        ax.set_ylabel("BiVLC instances (%)")
+        ax.set_title(f"BiVLC Figure 4 ({source}): {margin} margin", fontsize=9)
+        ax.legend(loc="upper right", fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def write_figure4(data: str | os.PathLike, out_png: str | os.PathLike, source: str, dpi: int = 150) -> list[Path]:
+    """Draw Figure 4 from its computed table (`bivlc-figure4-data`); write <out_png> and the PDF beside it."""
+    from itmbench.papers.bivlc.margins import FIGURE4_COLUMNS
+
+    frame = read_figure_data(data, FIGURE4_COLUMNS)
+    with figure_style():
+        return write_figure(figure4(frame, source), Path(out_png).with_suffix(""), dpi)
 
 
 # --- the world figure ------------------------------------------------------------------------------
