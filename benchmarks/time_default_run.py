@@ -1,19 +1,27 @@
 """Time the default run: `snakemake --cores all` from nothing, in a fresh copy of the workflow.
 
-Prints, over --runs repetitions, the median wall time and the peak resident memory of the
-largest job (the children's max RSS), and per rule the median seconds from Snakemake's own
-benchmark files. Usage: python benchmarks/time_default_run.py [--runs 3] [--configfile X.yaml] [--keep DIR]
+Prints, per revision and over --runs repetitions (revisions interleaved within each repetition, so
+that the machine's drifting speed hits both alike), the median CPU seconds (user + system of the
+whole `snakemake` process tree), wall seconds, the peak resident memory of the largest job, the
+number of jobs, and per rule the median job seconds and CPU seconds from Snakemake's own benchmark
+files. Without --rev it times the working tree; each --rev (a commit, branch or tag) is exported
+with `git archive` and run with its own `src/` first on PYTHONPATH.
+
+Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
+       [--keep DIR] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -21,63 +29,131 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
+WORKFLOW_FILES = ("Snakefile", "params.yaml", "environment.yml")
 
 
-def fresh_copy(dest: Path) -> None:
+def export_rev(rev: str, dest: Path) -> Path:
+    """The tree of `rev` (its workflow and its src/) under dest; returns the folder."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev], capture_output=True, check=True)
+    tar_path = dest.parent / f"{dest.name}.tar"
+    tar_path.write_bytes(archive.stdout)
+    with tarfile.open(tar_path) as tar:
+        tar.extractall(dest, filter="data")
+    tar_path.unlink()
+    return dest
+
+
+def fresh_copy(tree: Path, dest: Path) -> None:
     """The workflow files only: no data, results or reports."""
-    for name in ("Snakefile", "params.yaml", "environment.yml"):
-        shutil.copy(REPO / name, dest / name)
-    shutil.copytree(REPO / "workflow", dest / "workflow", symlinks=True)
+    for name in WORKFLOW_FILES:
+        shutil.copy(tree / name, dest / name)
+    shutil.copytree(tree / "workflow", dest / "workflow", symlinks=True)
 
 
-def one_run(configfile: str | None, cores: str, keep: Path | None = None) -> dict:
+def rule_figures(run_dir: Path) -> dict[str, dict[str, float]]:
+    """Per rule: number of jobs, summed job seconds and summed CPU seconds (Snakemake's benchmark files)."""
+    out: dict[str, dict[str, float]] = {}
+    for tsv in sorted((run_dir / "benchmarks/rules").rglob("*.tsv")):
+        rule = tsv.relative_to(run_dir / "benchmarks/rules").parts[0]
+        row = pd.read_csv(tsv, sep="\t").iloc[0]
+        fig = out.setdefault(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0})
+        fig["jobs"] += 1
+        fig["s"] += float(row["s"])
+        fig["cpu_s"] += float(row.get("cpu_time", 0.0))
+    return out
+
+
+def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
         d = Path(tmp)
-        fresh_copy(d)
+        fresh_copy(tree, d)
         cmd = [sys.executable, "-m", "snakemake", "--cores", cores, "--quiet", "all"]
         if configfile:
             shutil.copy(configfile, d / "override.yaml")
             cmd += ["--configfile", "override.yaml"]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), *filter(None, [env.get("PYTHONPATH")])])
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        res = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+        res = subprocess.run(cmd, cwd=d, capture_output=True, text=True, env=env)
         wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if res.returncode != 0:
-            raise SystemExit(f"snakemake failed:\n{res.stderr[-3000:]}")
+            raise SystemExit(f"snakemake failed in {tree}:\n{res.stderr[-3000:]}")
         if keep is not None:  # the run's tables, metrics and reports, to read what it computed
             shutil.rmtree(keep, ignore_errors=True)
             for part in ("results/world/tables", "results/world/metrics", "reports"):
                 shutil.copytree(d / part, keep / part)
-        peak_kb = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-        per_rule: dict[str, float] = {}
-        for tsv in sorted((d / "benchmarks/rules").rglob("*.tsv")):
-            rule = tsv.relative_to(d / "benchmarks/rules").parts[0]
-            per_rule[rule] = per_rule.get(rule, 0.0) + float(pd.read_csv(tsv, sep="\t")["s"].iloc[0])
-        return {"wall_s": wall, "peak_rss_mb": peak_kb / 1024, "per_rule_s": per_rule}
+        rules = rule_figures(d)
+        return {
+            "wall_s": wall,
+            "user_s": after.ru_utime - before.ru_utime,
+            "sys_s": after.ru_stime - before.ru_stime,
+            "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            # ru_maxrss of RUSAGE_CHILDREN is the largest single descendant, never reset: a lower bound per run
+            "peak_rss_mb": after.ru_maxrss / 1024,
+            "jobs": int(sum(f["jobs"] for f in rules.values())),
+            "per_rule": rules,
+        }
+
+
+def summary(label: str, runs: list[dict]) -> list[str]:
+    med = lambda key: statistics.median(r[key] for r in runs)  # noqa: E731
+    lines = [
+        f"{label}: {len(runs)} run(s), median CPU {med('cpu_s'):.0f} s "
+        f"(user {med('user_s'):.0f} + sys {med('sys_s'):.0f}), wall {med('wall_s'):.0f} s "
+        f"(min {min(r['wall_s'] for r in runs):.0f}, max {max(r['wall_s'] for r in runs):.0f}), "
+        f"peak job RSS {med('peak_rss_mb'):.0f} MB, {runs[0]['jobs']} benchmarked jobs"
+    ]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rev", action="append", default=[], help="a git revision to time (repeat to compare, interleaved)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--configfile", default=None, help="params override (e.g. a smaller world)")
     p.add_argument("--cores", default="all")
     p.add_argument("--json", default=None, help="also write the figures here")
-    p.add_argument("--keep", type=Path, default=None, help="copy the last run's tables, metrics and reports here")
+    p.add_argument(
+        "--keep", type=Path, default=None, help="copy each revision's last tables, metrics and reports to DIR/<rev>"
+    )
     args = p.parse_args(argv)
-    runs = []
-    for i in range(args.runs):
-        r = one_run(args.configfile, args.cores, args.keep)
-        runs.append(r)
-        print(f"run {i + 1}/{args.runs}: {r['wall_s']:.1f} s wall, peak job RSS {r['peak_rss_mb']:.0f} MB", flush=True)
-    walls = [r["wall_s"] for r in runs]
-    med = statistics.median(walls)
-    print(f"\ndefault run, {args.runs} runs: median {med:.1f} s (min {min(walls):.1f}, max {max(walls):.1f})")
-    print(f"peak job RSS: median {statistics.median(r['peak_rss_mb'] for r in runs):.0f} MB")
-    rules = sorted({k for r in runs for k in r["per_rule_s"]})
-    print("\nper rule (sum over its jobs), median seconds:")
+    with tempfile.TemporaryDirectory(prefix="itmbench-revs-") as tmp:
+        trees = {"working tree": REPO} if not args.rev else {}
+        for i, rev in enumerate(args.rev):
+            trees[rev] = export_rev(rev, Path(tmp) / f"rev{i}")
+        runs: dict[str, list[dict]] = {label: [] for label in trees}
+        for i in range(args.runs):
+            for label, tree in trees.items():
+                keep = args.keep / label.replace("/", "_").replace(" ", "_") if args.keep else None
+                r = one_run(tree, args.configfile, args.cores, keep)
+                runs[label].append(r)
+                print(
+                    f"run {i + 1}/{args.runs} {label}: CPU {r['cpu_s']:.0f} s, wall {r['wall_s']:.0f} s, "
+                    f"peak job RSS {r['peak_rss_mb']:.0f} MB",
+                    flush=True,
+                )
+    print()
+    for label, rs in runs.items():
+        print("\n".join(summary(label, rs)))
+    labels = list(runs)
+    if len(labels) == 2:
+        a, b = (statistics.median(r["cpu_s"] for r in runs[k]) for k in labels)
+        wa, wb = (statistics.median(r["wall_s"] for r in runs[k]) for k in labels)
+        print(f"\n{labels[1]} / {labels[0]}: CPU {b / a:.2f}x, wall {wb / wa:.2f}x")
+    rules = sorted({rule for rs in runs.values() for r in rs for rule in r["per_rule"]})
+    print("\nper rule (summed over its jobs), median: jobs, job seconds, CPU seconds")
+    print(f"  {'rule':<28}" + "".join(f"{label[:24]:>26}" for label in labels))
     for rule in rules:
-        med = statistics.median(r["per_rule_s"].get(rule, 0.0) for r in runs)
-        print(f"  {rule:<12} {med:8.1f}  ({100 * med / statistics.median(walls):.0f}% of wall)")
+        cells = []
+        for label in labels:
+            figs = [r["per_rule"].get(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
+            med_s = statistics.median(f["s"] for f in figs)
+            med_cpu = statistics.median(f["cpu_s"] for f in figs)
+            cells.append(f"{figs[0]['jobs']:>4} {med_s:9.1f} {med_cpu:9.1f}  ")
+        print(f"  {rule:<28}" + "".join(f"{c:>26}" for c in cells))
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=2))
     return 0

@@ -193,3 +193,25 @@ def test_fine_tuning_starts_from_init_and_the_specs_train_overrides_win(trained,
     assert max((init["state_dict"][k] - tuned["state_dict"][k]).abs().max().item() for k in init["state_dict"]) < 1e-6
     assert tuned["val_r1"] == pytest.approx(init["val_r1"])
     assert tuned["train"]["epochs"] == 1 and tuned["train"]["lr"] == 1e-12
+
+
+def test_a_training_job_embeds_the_items_as_the_embed_job_does(items_dir, tmp_path, one_torch_thread):
+    """`itmbench train --embed-out` (the world's training jobs, load once) writes the very cache that a
+    separate `itmbench embed` of the trained checkpoint writes: same ids, same float32 bits."""
+    import json
+
+    from itmbench.cli import main
+
+    spec = {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive", "train": {"epochs": 1}}
+    section = {"epochs": 1, "batch_size": 32, "lr": 2e-3, "warmup_steps": 5}
+    common = ["--model", "clip", "--spec", json.dumps(spec), "--items", str(items_dir)]
+    train = ["train", *common, "--train", json.dumps(section), "--out", str(tmp_path / "model.pt")]
+    train += ["--history", str(tmp_path / "h.json"), "--embed-out", str(tmp_path / "joint.npz")]
+    assert main([*train, "--embed-splits", "test", "val"]) == 0
+    embed = ["embed", *common, "--checkpoint", str(tmp_path / "model.pt"), "--out", str(tmp_path / "alone.npz")]
+    assert main([*embed, "--splits", "test", "val"]) == 0
+    joint, alone = np.load(tmp_path / "joint.npz"), np.load(tmp_path / "alone.npz")
+    assert sorted(joint.files) == sorted(alone.files)
+    assert len(joint["image_ids"]) == 48 and len(joint["caption_ids"]) == 240  # the test and val splits
+    for key in alone.files:
+        assert joint[key].dtype == alone[key].dtype and joint[key].tobytes() == alone[key].tobytes(), key

@@ -6,6 +6,7 @@ import shlex
 
 from snakemake.utils import validate
 
+from itmbench.models.capabilities import capability
 from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
@@ -143,6 +144,24 @@ def get_embed_splits():
         chosen = section.get("splits", [section["split"]] if "split" in section else [])
         splits |= set(chosen.values() if isinstance(chosen, dict) else chosen)
     return " ".join(sorted(splits))
+
+
+# In the world a training job also writes its model's embeddings of the items (models.smk: one
+# process, one model load); rule `embed` writes those of the models used as built (and every
+# model's on the COCO source, whose items are the ones some benchmark needs, not the world's).
+# A cross scorer (coca) gives no embeddings: rule train_cross_scorer trains it without.
+TRAIN_EMBEDDINGS = {"embeddings": f"{RESULTS}/embeddings/{{trained}}/items.npz"} if SOURCE == "world" else {}
+_CROSS_TRAINED = [m for m in TRAINED if TRAIN_EMBEDDINGS and capability(MODEL_SPECS[m]["family"]).cross]
+TRAINED_CROSS = [m for m in _CROSS_TRAINED if not capability(MODEL_SPECS[m]["family"]).needs_upstream]
+TRAINED_EMBEDDING = [m for m in TRAINED if m not in _CROSS_TRAINED]  # option scorers: rule train_ffnn
+EMBEDDED_BY_EMBED = [m for m in MODELS if not (TRAIN_EMBEDDINGS and m in TRAINED)]
+
+
+def get_train_embed_flag(wildcards, output):
+    """A training job's own embedding of the world's items (TRAIN_EMBEDDINGS), or nothing."""
+    if "embeddings" not in output.keys():
+        return ""
+    return f"--embed-out {output.embeddings} --embed-splits {get_embed_splits()}"
 
 
 def get_added_items_dir(wildcards, input):

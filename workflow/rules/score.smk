@@ -10,6 +10,8 @@ rule embed:
         checkpoint=get_checkpoint,
     output:
         f"{RESULTS}/embeddings/{{model}}/items.npz",
+    wildcard_constraints:
+        model="|".join(EMBEDDED_BY_EMBED) or "__none__",
     params:
         spec=get_model_spec,
         checkpoint=get_checkpoint_flag,

@@ -30,22 +30,37 @@ def cmd_train(args: argparse.Namespace) -> None:
     init = {"init": args.init} if args.init else {}  # fine-tuning: start from another model's checkpoint
     summary = train(spec, cfg, args.items, args.out, args.history, pick_device(args.device), **init)
     log.info("trained %s: best epoch %s, val R@1 %s", spec.name, summary["best_epoch"], summary.get("val_r1", "-"))
+    if args.embed_out:  # load once: the trained model embeds the world's items in this process (`embed`'s path)
+        from itmbench.scoring.embed import folder_items
+
+        items = folder_items(args.items, args.embed_splits)
+        _write_embedded(args.embed_out, _embed_once(spec, args.out, args.items, [], items, args), spec.name)
+
+
+def _embed_once(spec, checkpoint, items_dir, extra_items, items, args: argparse.Namespace) -> dict:
+    """One forward pass per listed item with one model on one device: the cache's arrays."""
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.scoring.embed import ItemStore, embed_items
+
+    encoder = build_encoder(spec, pick_device(args.device), checkpoint)
+    store = ItemStore(items_dir, extra_items, image_size=getattr(encoder, "image_size", 224))
+    return embed_items(encoder, store, items, args.batch_size)
+
+
+def _write_embedded(out: str, emb: dict, model: str) -> None:
+    """Write a cache file atomically and log what it holds."""
+    from itmbench.scoring.embed import write_embeddings
+
+    write_embeddings(out, emb)
+    log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), model)
 
 
 def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
     import pandas as pd
 
-    from itmbench.models.registry import build_encoder, pick_device
     from itmbench.models.spec import model_spec
-    from itmbench.scoring.embed import (
-        ItemStore,
-        embed_items,
-        embed_items_on_devices,
-        folder_items,
-        visible_devices,
-        write_embeddings,
-    )
+    from itmbench.scoring.embed import embed_items_on_devices, folder_items, visible_devices
 
     set_threads(args.threads)
     spec = model_spec(args.model, args.spec)
@@ -64,11 +79,8 @@ def cmd_embed(args: argparse.Namespace) -> None:
             args.threads,
         )
     else:
-        encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
-        store = ItemStore(args.items, args.extra_items, image_size=getattr(encoder, "image_size", 224))
-        emb = embed_items(encoder, store, items, args.batch_size)
-    write_embeddings(args.out, emb)
-    log.info("embedded %d images and %d captions with %s", len(emb["image_ids"]), len(emb["caption_ids"]), spec.name)
+        emb = _embed_once(spec, args.checkpoint, args.items, args.extra_items, items, args)
+    _write_embedded(args.out, emb, spec.name)
 
 
 def cmd_train_ffnn(args: argparse.Namespace) -> None:
@@ -111,6 +123,11 @@ def add_commands(add, sub) -> None:
     sub.choices["train"].add_argument("--train", type=json_arg, required=True, help="params.yaml `train` as JSON")
     sub.choices["train"].add_argument("--history", required=True)
     sub.choices["train"].add_argument("--init", default=None, help="checkpoint to start from (the spec's `init`)")
+    sub.choices["train"].add_argument(
+        "--embed-out", default=None, help="also embed the items of --embed-splits with the trained model (a cache file)"
+    )
+    sub.choices["train"].add_argument("--embed-splits", nargs="*", default=None, help="the splits --embed-out holds")
+    sub.choices["train"].add_argument("--batch-size", type=positive_int, default=256, help="embedding batch size")
     sub.choices["embed"].add_argument("--needed", default=None, help="a parquet (kind, item_id) of the items to embed")
     sub.choices["embed"].add_argument("--splits", nargs="*", default=None, help="embed every item of these splits")
     sub.choices["embed"].add_argument("--checkpoint", default=None)

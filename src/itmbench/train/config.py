@@ -14,7 +14,7 @@ papers are silent, each a field below:
   the embeddings in the world (loss stuck at 2 * margin, chance retrieval; VSE++ starts from
   pretrained encoders), so the first `hinge_warmup_epochs` = 1 use the sum of hinges over every
   in-batch negative (VSE0, VSE++'s own baseline loss): our decision; 0 gives the max violation
-  throughout.
+  throughout, as the world's `vse` does now that it starts from clip's towers (params.yaml).
 - `trohn_img_fraction` = 0.5: TROHN-Img has about half as many instances as COCO has captions, so
   its pairs (positive + negative) number about as many as COCO's (296,070 x 2 vs 591,753), and an
   epoch of TROHN-Img costs as much as an epoch of in-batch training.
