@@ -38,7 +38,8 @@ from itmbench.io import write_text
 # that reranks clip's candidates (split, embed_train_split, train_ffnn, score_pairs, score): a dozen
 # jobs, four GPU rules among them. The whole tiny world takes too long for CI on 2 cores
 # (benchmarks/slurm_whole_dag.py times it).
-TARGETS = ("results/world/metrics/retrieval/clip.json", "results/world/metrics/retrieval/ffnn.json")
+# clip's embeddings come from its training job; random's from rule `embed` (a GPU rule too, on the world's items)
+TARGETS = tuple(f"results/world/metrics/retrieval/{m}.json" for m in ("clip", "ffnn", "random"))
 PROFILE = "workflow/profiles/slurm"
 
 
@@ -174,7 +175,7 @@ def slurm_run(cluster, tmp_path_factory):
     assert res.returncode == 0, failure(d, res) + cluster.logs()
     out = res.stdout + res.stderr
     rows = rows_of(cluster, d)
-    MEASURED["clean run (clip and FFNN retrieval metrics)"] = {"seconds": round(wall), "sbatch": len(rows)}
+    MEASURED["clean run (clip, FFNN and random retrieval metrics)"] = {"seconds": round(wall), "sbatch": len(rows)}
     return d, out, rows
 
 
