@@ -154,6 +154,13 @@ def add_shortlist(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--shortlist-k", type=positive_int, default=16, help="candidates per query in the shortlist")
 
 
+def add_bootstrap_options(sp: argparse.ArgumentParser) -> None:
+    """--n-boot/--seed/--confidence: the bootstrap over queries of a table computed from a benchmark."""
+    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
+    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+
+
 def add_metrics_out(sp: argparse.ArgumentParser) -> None:
     """--metrics/--model/--config: the scoring job also writes the metrics of the scores it wrote."""
     sp.add_argument("--metrics", default=None, help="also write the metrics with intervals (JSON) of these scores")

@@ -14,7 +14,13 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, name_value, non_negative_int, open_fraction, positive_int
+from itmbench.cli._args import (
+    add_bootstrap_options,
+    json_arg,
+    name_value,
+    open_fraction,
+    positive_int,
+)
 
 log = logging.getLogger("itmbench")
 
@@ -447,9 +453,7 @@ def add_eccv_commands(add) -> None:
         "--annotator", dest="annotators", action="append", default=[], help="an annotator's name (repeat, in order)"
     )
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
-    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
-    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
-    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    add_bootstrap_options(sp)
     sp.add_argument("--out-table", required=True, help="Table E.1's CSV; .md and .tex are written beside it")
     sp.add_argument("--out-bias", required=True, help="Figure E.2's table CSV; .md and .tex are written beside it")
     sp = add("eccv-annotator-ranks", cmd_eccv_annotator_ranks, "ECCV Figure E.3's numbers (model ranks)")
@@ -474,9 +478,7 @@ def add_eccv_commands(add) -> None:
     )
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.eccv` (or some keys) as JSON")
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
-    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
-    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
-    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    add_bootstrap_options(sp)
     sp.add_argument("--out-csv", required=True, help="Table A.1's CSV; .md and .tex are written beside it")
     sp = add("eccv-answer-shares", cmd_eccv_answer_shares, "ECCV Table B.2 (answers per annotator and rank)")
     sp.add_argument("--bench", required=True, type=Path, help="the world's ECCV benchmark folder (data/world/eccv)")
@@ -484,9 +486,7 @@ def add_eccv_commands(add) -> None:
         "--annotator", dest="annotators", action="append", default=[], help="an annotator's name (repeat, in order)"
     )
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
-    sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
-    sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
-    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    add_bootstrap_options(sp)
     sp.add_argument("--out-csv", required=True, help="Table B.2's CSV; .md and .tex are written beside it")
     sp = add("eccv-figure", cmd_eccv_figure, "draw ECCV's Figure 3(a), 5, E.2 or E.3 from its computed table")
     sp.add_argument("--figure", required=True, choices=("figure3", "figure5", "figureE2", "figureE3"))
