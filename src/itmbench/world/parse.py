@@ -66,13 +66,14 @@ class _Fail(Exception):
         self.position, self.expected = position, expected
 
 
-def _noun_phrase(tokens: tuple[str, ...], i: int, plural_allowed: bool) -> tuple[Mention, int]:
-    """The noun phrase starting at token i and the index after it (raises _Fail where it cannot be read)."""
-    if i >= len(tokens) or (tokens[i] not in ARTICLES and tokens[i] not in NUMBERS):
-        raise _Fail(i, "an article (a, an) or a number (two, three, four)")
-    count = NUMBERS.get(tokens[i], 1)
-    if count > 1 and not plural_allowed:
+def _noun_phrase(tokens: tuple[str, ...], i: int, counted: bool) -> tuple[Mention, int]:
+    """The noun phrase starting at token i (a number first where `counted`, else an article) and the index after
+    it (raises _Fail where it cannot be read)."""
+    if counted and (i >= len(tokens) or tokens[i] not in NUMBERS):
+        raise _Fail(i, "a number (two, three, four)")
+    if not counted and (i >= len(tokens) or tokens[i] not in ARTICLES):
         raise _Fail(i, "an article (a, an)")
+    count = NUMBERS.get(tokens[i], 1)
     i += 1
     size = colour = None
     if i < len(tokens) and tokens[i] in SIZES:
@@ -93,9 +94,7 @@ def _match(tokens: tuple[str, ...], kind: str, relation: str | None, template) -
     i, mentions = 0, []
     for word in template:
         if word is NP:
-            mention, i = _noun_phrase(tokens, i, plural_allowed=kind == "count")
-            if kind == "count" and mention.count == 1:
-                raise _Fail(i - 1, "a number (two, three, four) before this noun phrase (a count caption)")
+            mention, i = _noun_phrase(tokens, i, counted=kind == "count")
             mentions.append(mention)
         elif i < len(tokens) and tokens[i] == word:
             i += 1
