@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 from itmbench.cli import main
 from itmbench.errors import EXIT_INPUT, InputError
@@ -18,6 +19,7 @@ from itmbench.papers.bison.human_eval import (
     figure4_long,
     normalised,
     rate_captions,
+    spearman,
 )
 from itmbench.papers.published import published_value
 from itmbench.world.scene import Scene, WorldObject
@@ -83,6 +85,13 @@ def test_binning_and_normalisation_match_a_naive_loop(bins):
     assert normalised(np.zeros(3)).tolist() == [0.0, 0.0, 0.0]
 
 
+def test_spearman_matches_scipy_and_is_nan_for_a_constant_side():
+    rng = np.random.default_rng(0)
+    x, y = rng.integers(0, 5, 40).astype(float), rng.normal(size=40)
+    assert spearman(x, y) == pytest.approx(scipy.stats.spearmanr(x, y).statistic)
+    assert np.isnan(spearman(np.ones(5), np.arange(5.0)))
+
+
 def _rated() -> dict[str, pd.DataFrame]:
     captions = list(WORKED)
     generated = pd.DataFrame({"image_id": np.arange(len(captions)) + 100, "caption": captions})
@@ -121,6 +130,9 @@ def test_figure4_numbers_match_a_naive_reference():
             assert got["n"].tolist() == [len(naive[b]) for b in range(4)]
             for b, (value, n) in enumerate(zip(got["value"], got["n"])):
                 assert (np.isnan(value) and n == 0) or value == pytest.approx(np.mean(naive[b]))
+            rho = long[(long["metric"] == metric) & (long["panel"] == panel) & (long["statistic"] == "spearman")]
+            naive_rho = scipy.stats.spearmanr(SCORES[metric], frame[panel]).statistic
+            assert float(rho["value"].iloc[0]) == pytest.approx(naive_rho)
     unreadable = long[long["statistic"] == "unreadable"]
     assert unreadable["value"].tolist() == [pytest.approx(100 / 8)]
     with pytest.raises(InputError, match="no scores of coca's caption of image 107"):

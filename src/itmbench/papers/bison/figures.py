@@ -192,6 +192,8 @@ def figure4(frame, source: str):
             rows = rows[rows["n"] > 0]
             centres = (rows["bin_lo"].to_numpy(float) + rows["bin_hi"].to_numpy(float)) / 2
             name = str(rows["column"].iloc[0]).split(":", 1)[0] if len(rows) else model
+            rho = part[(part["statistic"] == "spearman") & (part["model"] == model) & (part["metric"] == metric)]
+            rho_text = f" (Spearman {float(rho['value'].iloc[0]):.2f})" if len(rho) else ""
             ax.errorbar(
                 centres,
                 rows["value"].to_numpy(float),
@@ -200,7 +202,7 @@ def figure4(frame, source: str):
                 markersize=3,
                 capsize=2,
                 color=f"C{m}",
-                label=f"{name}: {METRIC_NAMES.get(metric, metric)}",
+                label=f"{name}: {METRIC_NAMES.get(metric, metric)}{rho_text}",
             )
         for _, row in part[part["statistic"] == "mean"].iterrows():
             printed = str(row["model"]) == "printed"

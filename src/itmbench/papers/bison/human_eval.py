@@ -21,6 +21,8 @@ the averages are 3.266 and 2.203. Here (decisions where the paper is silent or t
   >= 0, so this maps to [0, 1] with the best caption at 1; the paper does not say how it normalised).
 - **Bins.** `bins` equal bins over [0, 1] (the last closed): per captioner, metric and scale the mean rating of
   the captions in each bin with a percentile bootstrap interval, and the overall average beside the printed one.
+  The paper reads its figure as "captioning scores do not correlate with the correctness of generated captions
+  very well": Spearman's rank correlation of each rating with each score says the same in numbers.
   SPICE is not possible here (`metrics.captioning.NOT_POSSIBLE`).
 """
 
@@ -121,6 +123,15 @@ def bin_index(x: np.ndarray, bins: int) -> np.ndarray:
     return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, bins - 1)
 
 
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (average ranks for ties); NaN where either side is constant."""
+    rx = pd.Series(np.asarray(x, dtype=np.float64)).rank().to_numpy()
+    ry = pd.Series(np.asarray(y, dtype=np.float64)).rank().to_numpy()
+    if len(rx) < 2 or rx.std() == 0 or ry.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
 def figure4_long(
     rated: Mapping[str, pd.DataFrame],
     scores: pd.DataFrame,
@@ -135,7 +146,8 @@ def figure4_long(
     """Figure 4's numbers in `FIGURE4_COLUMNS` (`rated`: captioner -> `rate_captions`; `scores`: model,
     image_id and a column per metric, the per-image caption scores): per captioner and scale the average with
     its bootstrap interval, the share of unreadable captions, and per metric the mean rating per bin of the
-    normalised score; the printed averages (`published`: scale -> value) as rows of source 'printed'."""
+    normalised score and Spearman's rank correlation of the rating with the score (bootstrap over captions; NaN
+    where a resample is constant); the printed averages (`published`: scale -> value) as rows of model 'printed'."""
     edges = np.linspace(0.0, 1.0, bins + 1)
     records = []
     for panel in PANELS:
@@ -178,6 +190,14 @@ def figure4_long(
                         value, lo, hi = np.nan, np.nan, np.nan
                     records.append((row, column, value, lo, hi, model, panel, metric, "bin"))
                     records[-1] += (edges[b], edges[b + 1], len(part))
+                pairs = np.column_stack([x, ratings])
+
+                def rho(sample: np.ndarray) -> float:
+                    return spearman(sample[:, 0], sample[:, 1])
+
+                lo, hi = bootstrap_interval(pairs, rho, n_boot, seed, confidence)
+                records.append(("Spearman rho", column, rho(pairs), lo, hi, model, panel, metric, "spearman"))
+                records[-1] += (np.nan, np.nan, len(pairs))
     return pd.DataFrame(records, columns=list(FIGURE4_COLUMNS))
 
 
@@ -194,5 +214,6 @@ __all__ = [
     "mention_true",
     "normalised",
     "rate_captions",
+    "spearman",
     "statements",
 ]
