@@ -98,6 +98,8 @@ INPUTS: dict[str, list[str]] = {
     "bison-figure": ["--figure", "figure6", "--data", "{in}", "--out-png", "{out}.png"],
     "bison-figure8-data": ["--generated", "coca={in}", "--scores", "coca={in}", "--captions", "{in}", "--out-csv"]
     + ["{out}.csv"],
+    "bison-figure4-data": ["--generated", "coca={in}", "--scenes", "{in}", "--caption-scores", "{in}", "--out-csv"]
+    + ["{out}.csv"],
     "bison-generate-captions": ["--model", "coca", "--spec", SPEC_COCA, "--items", "{in}", "--captions", "{in}"]
     + ["--out", "{out}.parquet"],
     "bison-table4": ["--generated", "coca={in}", "--bison", "coca={in}", "--captions", "{in}", "--out-csv"]

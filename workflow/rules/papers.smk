@@ -462,6 +462,7 @@ if SOURCE == "world":
                 csv=flag_paper(f"{RESULTS}/tables/bison/figure8.csv", "bison", "tables"),
                 md=f"{RESULTS}/tables/bison/figure8.md",
                 tex=f"{RESULTS}/tables/bison/figure8.tex",
+                caption_scores=f"{RESULTS}/scores/bison_caption_scores.parquet",
             params:
                 model_files=get_bison_figure8_flags,
                 source=SOURCE,
@@ -482,6 +483,35 @@ if SOURCE == "world":
             shell:
                 "itmbench bison-figure8-data {params.model_files} --captions {input.captions} "
                 "--source {params.source} --config {params.config:q} --caption-metrics {params.caption_metrics:q} "
+                "--figure-config {params.figure:q} --score {params.score:q} --rows {params.rows:q} "
+                "--out-csv {output.csv} --out-caption-scores {output.caption_scores} > {log} 2>&1"
+
+        rule bison_figure4_data:
+            input:
+                unpack(get_bison_figure4_inputs),
+            output:
+                csv=flag_paper(f"{RESULTS}/tables/bison/figure4.csv", "bison", "tables"),
+                md=f"{RESULTS}/tables/bison/figure4.md",
+                tex=f"{RESULTS}/tables/bison/figure4.tex",
+            params:
+                model_files=get_bison_figure4_flags,
+                source=SOURCE,
+                world=get_bison_figure4_world,
+                figure=get_bison_figure4_config,
+                score=get_score_params,
+                rows=get_report_rows("bison"),
+            threads: 1
+            resources:
+                mem_mb=1000,
+            log:
+                "logs/figures/bison_figure4_data.log",
+            benchmark:
+                "benchmarks/rules/figures/bison_figure4_data.tsv"
+            conda:
+                ENV
+            shell:
+                "itmbench bison-figure4-data {params.model_files} --scenes {input.scenes} "
+                "--caption-scores {input.caption_scores} --source {params.source} --world {params.world:q} "
                 "--figure-config {params.figure:q} --score {params.score:q} --rows {params.rows:q} "
                 "--out-csv {output.csv} > {log} 2>&1"
 

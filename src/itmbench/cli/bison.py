@@ -1,7 +1,8 @@
-"""`itmbench bison-table2`, `bison-perturbation-scores`, `bison-figure-data`, `bison-figure8-data`, `bison-figure`:
-BISON's Table 2 and the numbers and drawings of its Figures 6, 8, 9 and 14, from its benchmark tables, the source's
-captions, the models' embedding caches, (Figure 9) each model's scores of the perturbed queries and (Figure 8) each
-captioner's generated captions and BISON scores.
+"""`itmbench bison-table2`, `bison-perturbation-scores`, `bison-figure-data`, `bison-figure8-data`,
+`bison-figure4-data`, `bison-figure`: BISON's Table 2 and the numbers and drawings of its Figures 4, 6, 8, 9 and 14,
+from its benchmark tables, the source's captions, the models' embedding caches, (Figure 9) each model's scores of
+the perturbed queries, (Figure 8) each captioner's generated captions and BISON scores and (Figure 4) the generated
+captions, their scores (written by `bison-figure8-data`) and the world's scenes.
 
 Computing and drawing are separate commands (and rules): `bison-figure-data` writes a figure's numbers as a
 table (CSV/Markdown/LaTeX), `bison-figure` draws it, so restyling a figure never recomputes it.
@@ -256,7 +257,9 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
 def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
     """BISON Figure 8's numbers: the captioning scores of each captioner's caption of the positive image, split by
     whether its BISON prediction is correct."""
-    from itmbench.io import output_set, read_parquet_checked
+    import pandas as pd
+
+    from itmbench.io import output_set, read_parquet_checked, write_parquet
     from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
     from itmbench.papers.bison import captioning
     from itmbench.params import validated_section
@@ -266,9 +269,10 @@ def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
     bins = validated_section("report.bison_figure8", args.figure_config, "report.bison_figure8 (--figure-config)")[
         "bins"
     ]
-    instances = {}
+    instances, per_images = {}, []
     for model, (path, frame) in generated.items():
         per_image = captioning.per_image_scores(frame, split, metrics, str(path))
+        per_images.append(per_image.assign(model=model)[["model", "image_id", *metrics]])
         bison = read_parquet_checked(scores[model], captioning.BISON_SCORE_COLUMNS, f"the BISON scores of {model}")
         instances[model] = captioning.instance_caption_scores(per_image, bison, str(scores[model]))
     long = captioning.figure8_long(
@@ -286,10 +290,73 @@ def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
         f"difference of the means (stratified bootstrap). SPICE: not possible here ({NOT_POSSIBLE['spice']})"
     )
     out = Path(args.out_csv)
-    with output_set(folders=[out.parent]):  # .csv, .md, .tex together or not at all
+    extra = [Path(args.out_caption_scores)] if args.out_caption_scores else []
+    with output_set(files=extra, folders=[out.parent]):  # .csv, .md, .tex (and the scores) together or not at all
         write_table(long, out.with_suffix(""), title, row_header="statistic", decimals=2)
+        if extra:  # each generated caption's scores, for Figure 4 (METEOR's Java is not run twice)
+            write_parquet(extra[0], pd.concat(per_images, ignore_index=True))
     summary = long[long["statistic"].isin(["mean", "n"])].set_index(["column", "statistic"])["value"].round(3)
     log.info("bison figure8: %s", summary.to_dict())
+
+
+def cmd_bison_figure4_data(args: argparse.Namespace) -> None:
+    """BISON Figure 4's numbers: the correctness and detailedness of each captioner's generated captions, the
+    world's truth as the raters, by normalised captioning score (the scores bison-figure8-data wrote)."""
+    from itmbench.cli._args import score_section
+    from itmbench.errors import InputError
+    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
+    from itmbench.papers.bison import captioning, human_eval
+    from itmbench.papers.published import published_value
+    from itmbench.params import validated_section
+    from itmbench.report.tables import write_table
+    from itmbench.world.scene import Scene
+
+    figure = validated_section("report.bison_figure4", args.figure_config, "report.bison_figure4 (--figure-config)")
+    margin = float(validated_section("world", args.world, "world params (--world)")["relation_margin"])
+    score = score_section(args.score)
+    generated = dict(args.generated)
+    if not generated:
+        raise InputError("give --generated MODEL=PATH for at least one captioner")
+    table = read_parquet_checked(args.scenes, ("image_id", "scene"), "the world's scenes (items)")
+    scenes = {int(i): Scene.from_json(s) for i, s in zip(table["image_id"], table["scene"])}
+    scores = read_parquet_checked(args.caption_scores, ("model", "image_id"), "the generated captions' scores")
+    metrics = [m for m in scores.columns if m in METRIC_NAMES]
+    if not metrics:
+        raise InputError(f"{args.caption_scores}: no metric column; expected some of {sorted(METRIC_NAMES)}")
+    rated = {}
+    for model, path in generated.items():
+        frame = read_parquet_checked(path, captioning.GENERATED_COLUMNS, f"the captions generated by {model}")
+        rated[model] = human_eval.rate_captions(frame, scenes, margin, str(path))
+    published = {p: published_value("bison", "Figure 4", "Average", p.capitalize()) for p in human_eval.PANELS}
+    long = human_eval.figure4_long(
+        rated,
+        scores,
+        metrics,
+        dict(args.rows),
+        published,
+        figure["bins"],
+        score["n_boot"],
+        score["seed"],
+        score["confidence"],
+    )
+    level = f"{100 * score['confidence']:g}%"
+    title = (
+        f"BISON Figure 4 ({SOURCE_LABELS[args.source]}): the correctness and detailedness (1-5) of each captioner's "
+        "generated captions, the world's truth as the raters: correctness 1 + 4 x the share of the caption's "
+        "statements (each mention, the relation) true of its image; detailedness, without the image, 1 + 4 x the "
+        f"caption's units (objects, attributes, numbers, relations) / {human_eval.MAX_DETAIL}, the most the grammar "
+        "states; a caption the grammar cannot read scores 1 on both. Mean rating per bin of the normalised score ("
+        + ", ".join(METRIC_NAMES[m] for m in metrics)
+        + f", each divided by its largest over the captioner's captions; {figure['bins']} equal bins over [0, 1]) and "
+        f"the averages beside the printed ones (UpDown on COCO val), {level} percentile bootstrap intervals. "
+        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+    )
+    out = Path(args.out_csv)
+    with output_set(folders=[out.parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, out.with_suffix(""), title, row_header="statistic", decimals=3)
+    averages = long[long["statistic"].isin(["mean", "unreadable"])].set_index(["row", "column"])["value"].round(3)
+    log.info("bison figure4: %s", averages.to_dict())
 
 
 def _captioner_inputs(args: argparse.Namespace, partner: str) -> tuple:
@@ -401,8 +468,21 @@ def add_commands(add, sub) -> None:
     sp = add("bison-figure8-data", cmd_bison_figure8_data, "BISON Figure 8's numbers: caption scores by correctness")
     _captioner_options(sp, "--scores", "MODEL=PATH: its BISON scores")
     sp.add_argument("--figure-config", type=json_arg, default={}, help="params.yaml report.bison_figure8 as JSON")
-    sp = add("bison-figure", cmd_bison_figure, "draw BISON's Figure 6, 8, 9 or 14 from its computed table")
-    sp.add_argument("--figure", required=True, choices=("figure6", "figure8", "figure9", "figure14"))
+    sp.add_argument("--out-caption-scores", default=None, help="also write each generated caption's scores (parquet)")
+    sp = add("bison-figure4-data", cmd_bison_figure4_data, "BISON Figure 4's numbers: caption ratings by score")
+    sp.add_argument(
+        "--generated", type=name_value("PATH"), action="append", default=[], help="MODEL=PATH: its captions"
+    )
+    sp.add_argument("--scenes", required=True, help="the world's scenes parquet (data/world/items)")
+    sp.add_argument("--caption-scores", required=True, help="the captions' scores (bison-figure8-data)")
+    sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
+    sp.add_argument("--world", type=json_arg, default={}, help="params.yaml world (relation_margin) as JSON")
+    sp.add_argument("--figure-config", type=json_arg, default={}, help="params.yaml report.bison_figure4 as JSON")
+    sp.add_argument("--score", type=json_arg, default={}, help="params.yaml score (n_boot, seed, confidence) as JSON")
+    sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("bison-figure", cmd_bison_figure, "draw BISON's Figure 4, 6, 8, 9 or 14 from its computed table")
+    sp.add_argument("--figure", required=True, choices=("figure4", "figure6", "figure8", "figure9", "figure14"))
     sp.add_argument("--data", required=True, help="the figure's table (bison-figure-data)")
     sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
     sp.add_argument("--dpi", type=positive_int, default=150)

@@ -257,8 +257,8 @@ PAPERS: dict[str, Paper] = {
         ("accuracy",),
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),
-        data_figures=("figure6", "figure8", "figure9", "figure14"),
-        data_tables=("table2", "table4", "figure6", "figure8", "figure9", "figure14"),
+        data_figures=("figure4", "figure6", "figure8", "figure9", "figure14"),
+        data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14"),
     ),
     "mcic": Paper(
         "mcic",

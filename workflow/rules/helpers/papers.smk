@@ -311,10 +311,34 @@ def get_bison_figure8_config(wildcards):
     return json.dumps(config["report"]["bison_figure8"], sort_keys=True)
 
 
+def get_bison_figure4_inputs(wildcards):
+    """Figure 4's inputs: the world's scenes, each captioner's generated captions, and their scores (Figure 8's)."""
+    inputs = {"scenes": f"{DATA}/items/scenes.parquet"}
+    inputs["caption_scores"] = f"{RESULTS}/scores/bison_caption_scores.parquet"
+    for m in bison_captioners():
+        inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
+    return inputs
+
+
+def get_bison_figure4_flags(wildcards, input):
+    """--generated MODEL=PATH for each captioner."""
+    return " ".join(f"--generated {m}={input[f'generated_{m}']}" for m in bison_captioners())
+
+
+def get_bison_figure4_world(wildcards):
+    """What Figure 4 reads of params.yaml world: the relation margin of the truth."""
+    return json.dumps({"relation_margin": config["world"]["relation_margin"]}, sort_keys=True)
+
+
+def get_bison_figure4_config(wildcards):
+    """params.yaml report.bison_figure4 (the bins) as canonical JSON."""
+    return json.dumps(config["report"]["bison_figure4"], sort_keys=True)
+
+
 def get_bison_data_figures():
-    """The BISON figures drawn from computed tables: 6, 9 and 14 (bison_figure_data), and 8 where a captioner
-    scores BISON (bison_figure8_data)."""
-    return ("figure6", "figure9", "figure14") + (("figure8",) if bison_captioners() else ())
+    """The BISON figures drawn from computed tables: 6, 9 and 14 (bison_figure_data), and 4 and 8 where a
+    captioner scores BISON (bison_figure4_data, bison_figure8_data)."""
+    return ("figure6", "figure9", "figure14") + (("figure4", "figure8") if bison_captioners() else ())
 
 
 def get_bison_table4_flags(wildcards, input):

@@ -1,6 +1,7 @@
 """BISON's world figure (accuracy per model with its interval and the chance line), Figures 6, 9 and 14 drawn
-from the tables `itmbench bison-figure-data` computes (`papers/bison/queries.py`), and Figure 8 from the table
-`itmbench bison-figure8-data` computes (`papers/bison/captioning.py`)."""
+from the tables `itmbench bison-figure-data` computes (`papers/bison/queries.py`), Figure 8 from the table
+`itmbench bison-figure8-data` computes (`papers/bison/captioning.py`) and Figure 4 from the table
+`itmbench bison-figure4-data` computes (`papers/bison/human_eval.py`)."""
 
 from __future__ import annotations
 
@@ -51,12 +52,14 @@ def world_figure(stem: str, metrics: WorldMetrics, rows: Mapping[str, str], kind
 
 # stem -> what it draws; each is written as <stem>.png and <stem>.pdf from its computed table
 DATA_FIGURES: dict[str, str] = {
+    "figure4": "Figure 4: correctness and detailedness of the generated captions by normalised captioning score",
     "figure6": "Figure 6: query length and part-of-speech distributions of the captions and the BISON queries",
     "figure8": "Figure 8: captioning scores of the positive image's generated caption, correct and incorrect BISON",
     "figure9": "Figure 9: the share of each model's BISON predictions that change under automatic query perturbations",
     "figure14": "Figure 14: BISON accuracy, the query being the BISON query or a random or longest positive caption",
 }
 DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "figure4": ("row", "column", "value", "lo", "hi", "model", "panel", "metric", "statistic", "bin_lo", "bin_hi", "n"),
     "figure6": ("row", "column", "value", "lo", "hi", "panel", "bin"),
     "figure8": ("row", "column", "value", "lo", "hi", "model", "metric", "group", "statistic", "bin_lo", "bin_hi", "n"),
     "figure9": ("row", "column", "value", "lo", "hi", "model"),
@@ -174,11 +177,58 @@ def figure8(frame, source: str):
     return fig
 
 
+def figure4(frame, source: str):
+    """Fig. 4: per scale (a panel: correctness left, detailedness right), the mean rating of the captions in each
+    bin of each normalised captioning score (a line per metric and captioner, bootstrap whiskers), the world's
+    average (dashed) and the printed one (dotted)."""
+    from itmbench.metrics.captioning import METRIC_NAMES
+
+    fig, axes = new_figure(9.0, 3.6, ncols=2)
+    for ax, panel in zip(axes[0], ("correctness", "detailedness")):
+        part = frame[frame["panel"].astype(str) == panel]
+        bins = part[part["statistic"] == "bin"]
+        for m, (key, rows) in enumerate(bins.groupby(["model", "metric"], sort=True)):
+            model, metric = key
+            rows = rows[rows["n"] > 0]
+            centres = (rows["bin_lo"].to_numpy(float) + rows["bin_hi"].to_numpy(float)) / 2
+            name = str(rows["column"].iloc[0]).split(":", 1)[0] if len(rows) else model
+            rho = part[(part["statistic"] == "spearman") & (part["model"] == model) & (part["metric"] == metric)]
+            rho_text = f" (Spearman {float(rho['value'].iloc[0]):.2f})" if len(rho) else ""
+            ax.errorbar(
+                centres,
+                rows["value"].to_numpy(float),
+                yerr=_whiskers(rows),
+                marker="o",
+                markersize=3,
+                capsize=2,
+                color=f"C{m}",
+                label=f"{name}: {METRIC_NAMES.get(metric, metric)}{rho_text}",
+            )
+        for _, row in part[part["statistic"] == "mean"].iterrows():
+            printed = str(row["model"]) == "printed"
+            ax.axhline(
+                float(row["value"]),
+                color="grey" if printed else "black",
+                linestyle=":" if printed else "--",
+                linewidth=0.9,
+                label=f"{str(row['column']).split(':', 1)[0]} average {float(row['value']):.3f}",
+            )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0.8, 5.2)
+        ax.set_xlabel("normalised captioning score")
+        ax.set_ylabel(f"{panel} (1-5)")
+        ax.set_title(f"BISON Figure 4 ({source}): {panel}", fontsize=9)
+        ax.legend(fontsize=6, loc="best")
+    fig.suptitle("rated by the world's truth (detailedness without the image); SPICE: not possible here", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def write_data_figure(stem: str, data: str | os.PathLike, out_png: str | os.PathLike, source: str, dpi: int = 150):
     """Draw Figure `stem` from its computed table and write <out_png> and the PDF beside it."""
     if stem not in DATA_FIGURES:
         raise InputError(f"unknown BISON figure {stem!r}; expected one of {sorted(DATA_FIGURES)}")
     frame = read_figure_data(data, DATA_FIGURE_COLUMNS[stem])
-    draw = {"figure6": figure6, "figure8": figure8, "figure9": figure9, "figure14": figure14}[stem]
+    draw = {"figure4": figure4, "figure6": figure6, "figure8": figure8, "figure9": figure9, "figure14": figure14}[stem]
     with figure_style():
         return write_figure(draw(frame, source), Path(out_png).with_suffix(""), dpi)
