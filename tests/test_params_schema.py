@@ -199,3 +199,23 @@ def test_an_unknown_section_is_named():
         section_schema("bisn")
     with pytest.raises(ValueError, match=r"no definition '\$defs.lm'"):
         section_schema("$defs.lm")
+
+
+def test_a_models_benchmarks_are_registered_benchmarks_each_once():
+    from itmbench.papers.registry import BENCHMARKS
+
+    enum = section_schema("models.*")["properties"]["benchmarks"]["items"]["enum"]
+    assert enum == sorted(BENCHMARKS)  # the schema names every registered benchmark, and only those
+    spec = model_spec("m", {"family": "open_clip", "arch": "itm-clip-tiny", "benchmarks": ["cxc", "retrieval"]})
+    assert spec.benchmarks == ("cxc", "retrieval")
+    assert model_spec("m", {"family": "random"}).benchmarks is None  # no default: every benchmark it scores
+    bad = {
+        "cxcx": r"models\.m: benchmarks\.0: 'cxcx' is not one of \['bison', 'bivlc', 'cxc'",
+        "empty": r"models\.m: benchmarks: \[\] should be non-empty",
+        "twice": r"models\.m: benchmarks: \['cxc', 'cxc'\] has non-unique elements",
+        "string": r"models\.m: benchmarks: 'cxc' is not of type 'array'",
+    }
+    values = {"cxcx": ["cxcx"], "empty": [], "twice": ["cxc", "cxc"], "string": "cxc"}
+    for case, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            model_spec("m", {"family": "random", "benchmarks": values[case]})

@@ -43,6 +43,7 @@ class ModelSpec:
     train: dict[str, Any]  # this model's overrides of the params `train` section
     upstream: str | None = None  # the model whose item embeddings this one's features are (ffnn, linear_option)
     options: dict[str, Any] = field(default_factory=dict)  # family-specific settings (see the family's module)
+    benchmarks: tuple[str, ...] | None = None  # the only benchmarks it is scored on (None: every one it can score)
 
     def __post_init__(self) -> None:
         name = self.name

@@ -5,7 +5,8 @@ The benchmarks are those of `registry.BENCHMARKS` (retrieval among them), and ea
 (`registry.Paper.baselines`: BISON's caption metrics, one metrics file per metric); a model
 scores one when its cell is 'scored' (`itmbench.models.capabilities.cell`: a text-only model scores
 no image-text benchmark, a cross scorer ranks a gallery benchmark only when
-`cross_scorers.gallery_models` names it). This is the rule of the workflow's `scored_models`
+`cross_scorers.gallery_models` names it) and, where its entry has `benchmarks`, that list names it
+(`listed`: an ablation one paper's table needs is scored there only). This is the rule of the workflow's `scored_models`
 (`workflow/rules/helpers/cross.smk`); a slow test checks the two against Snakemake's plan.
 """
 
@@ -52,16 +53,46 @@ def gallery_models(params: Mapping[str, Any]) -> list[str]:
     return [m for m in named if source_of(params) == "world" or m in specs]
 
 
+def listed(spec: Mapping[str, Any], bench: str, name: str = "") -> bool:
+    """Whether a model's spec lets it be scored on `bench`: its `benchmarks` names it, or it names none (every
+    benchmark it can score). A model not listed has no job and no row on that benchmark."""
+    chosen = spec.get("benchmarks")
+    if chosen is None:
+        return True
+    unknown = sorted(set(chosen) - set(TASK_MODALITIES))
+    if unknown:
+        raise ValueError(
+            f"params models.{name}.benchmarks: unknown benchmarks {unknown}; expected some of {sorted(TASK_MODALITIES)}"
+        )
+    return bench in chosen
+
+
 def scored_models(bench: str, specs: Mapping[str, Any], gallery: Iterable[str]) -> list[str]:
-    """The models (sorted) that score `bench`: those whose cell is 'scored'."""
+    """The models (sorted) that score `bench`: those whose cell is 'scored' and that `listed` allows."""
     if bench not in TASK_MODALITIES:
         raise ValueError(f"unknown benchmark {bench!r}; expected one of {sorted(TASK_MODALITIES)}")
     gallery = list(gallery)
     return [
         m
         for m in sorted(specs)
-        if cell(specs[m], TASK_MODALITIES[bench], bench in GALLERY_BENCHMARKS, gallery, name=m) == "scored"
+        if listed(specs[m], bench, m)
+        and cell(specs[m], TASK_MODALITIES[bench], bench in GALLERY_BENCHMARKS, gallery, name=m) == "scored"
     ]
+
+
+def check_listed(specs: Mapping[str, Any], gallery: Iterable[str]) -> None:
+    """Refuse a model whose `benchmarks` names one it cannot score (its cell there is not 'scored'): the
+    restriction would plan nothing there, which is no restriction the author meant."""
+    gallery = list(gallery)
+    for name in sorted(specs):
+        for bench in specs[name].get("benchmarks") or ():
+            listed(specs[name], bench, name)  # names unknown benchmarks
+            state = cell(specs[name], TASK_MODALITIES[bench], bench in GALLERY_BENCHMARKS, gallery, name=name)
+            if state != "scored":
+                raise ValueError(
+                    f"params models.{name}.benchmarks: {bench!r} is {state.replace('_', ' ')} for family "
+                    f"{specs[name]['family']!r}; expected benchmarks it scores"
+                )
 
 
 def metrics_files(params: Mapping[str, Any]) -> list[str]:

@@ -4,7 +4,7 @@
 import shlex
 
 from itmbench.models.capabilities import DUAL as DUAL_SCORES, absent_reason, capability
-from itmbench.papers.plan import scored_models as plan_scored_models
+from itmbench.papers.plan import check_listed, listed, scored_models as plan_scored_models
 from itmbench.papers.registry import GALLERY_BENCHMARKS, TASK_MODALITIES
 
 CROSS = sorted(m for m, spec in MODEL_SPECS.items() if capability(spec["family"]).cross)
@@ -24,6 +24,7 @@ if GALLERY_CROSS and SHORTLIST is not None and (
         f"params.yaml cross_scorers.shortlist.model: {SHORTLIST!r}; expected a model of `models` that embeds "
         f"images and captions (one of {sorted(m for m in MODEL_SPECS if capability(MODEL_SPECS[m]['family']).scores == DUAL_SCORES)}) or null"
     )
+check_listed(MODEL_SPECS, GALLERY_CROSS)  # a model's `benchmarks` names only benchmarks it scores
 for _m in FFNN:
     _up = MODEL_SPECS[_m].get("upstream")
     if _up not in MODEL_SPECS or capability(MODEL_SPECS[_up]["family"]).cross:
@@ -60,6 +61,8 @@ def get_absent_flags(wildcards):
     flags = []
     task = benchmark_task(bench)
     for m in MODELS:
+        if not listed(MODEL_SPECS[m], bench, m):
+            continue  # scored elsewhere only (its `benchmarks`): no row here
         reason = absent_reason(MODEL_SPECS[m], **task, name=m)
         if reason:
             flags.append(f"--absent {shlex.quote(f'{m}={reason}')}")

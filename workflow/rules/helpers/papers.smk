@@ -27,11 +27,14 @@ def get_report_rows(paper):
 
 
 def get_report_table_options(paper):
-    """The report options a paper's tables read (only BISON's Table 1 reads one: a world model's R@1 errors judged
-    by the truth, which the coco source has not, so there Table 1 shows the printed numbers alone)."""
+    """The report options a paper's tables read: BISON's Table 1 a world model's R@1 errors judged by the truth
+    (which the coco source has not, so there Table 1 shows the printed numbers alone); CxC's appendix Table 3 the
+    model of each ablation (report.cxc.ablations)."""
     options = {}
     if paper == "bison" and SOURCE == "world":
         options["bison_table1_model"] = config["report"]["bison_table1_model"]
+    if paper == "cxc":  # the appendix's Table 3: the model of each ablation of DE_I2T
+        options["ablations"] = cxc_ablation_models()
     return json.dumps(options, sort_keys=True)
 
 
@@ -119,6 +122,22 @@ def get_cxc_points_flag(wildcards, input):
 def cxc_encoder_models():
     """The world models standing for Table 1's printed encoders (report.cxc.encoders), printed name -> model."""
     return dict(config["report"]["cxc"]["encoders"])
+
+
+def cxc_ablation_models():
+    """report.cxc.ablations (printed ablation of DE_I2T -> world model), checked in the world: each an image-text
+    dual encoder that scores CxC (the coco source has none of them: its appendix Table 3 shows the printed numbers
+    alone)."""
+    ablations = dict(config["report"]["cxc"]["ablations"])
+    if SOURCE == "world":
+        dual = [m for m in scored_models("cxc") if capability(MODEL_SPECS[m]["family"]).scores == DUAL_SCORES]
+        bad = {name: m for name, m in ablations.items() if m not in dual}
+        if bad:
+            raise ValueError(
+                f"params.yaml report.cxc.ablations: {bad} name no image-text dual encoder that scores cxc; "
+                f"expected some of {dual}"
+            )
+    return ablations
 
 
 def cxc_encoders_scored():

@@ -1,0 +1,55 @@
+"""A model's `benchmarks` in the DAG: CxC's ablations of DE_I2T are trained and scored on CxC only, and fill
+the appendix's Table 3; a list the schema or the plan refuses stops the dry run with its message."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from workflow_helpers import REPO, copy_workflow, snakemake
+
+ABLATIONS = yaml.safe_load((REPO / "params.yaml").read_text())["report"]["cxc"]["ablations"]
+NEW = sorted(m for name, m in ABLATIONS.items() if name != "baseline")
+
+
+def _model_of(job: dict) -> str | None:
+    m = re.search(r"\b(?:model|trained)=([\w-]+)", job["wildcards"])
+    return m.group(1) if m else None
+
+
+def test_the_ablations_get_a_training_and_a_cxc_score_and_no_other_job(tiny_world_plan: list[dict]) -> None:
+    jobs = {m: [] for m in NEW}
+    for job in tiny_world_plan:
+        model = _model_of(job)
+        if model in jobs:
+            jobs[model].append((job["rule"], job["wildcards"]))
+        elif model is None:  # only CxC's tables, figure, claims and report read an ablation's files
+            reads = [p for p in job["input"] for m in NEW if f"/{m}." in p or f"/{m}/" in p]
+            cxc = job["rule"] in (
+                "world_tables_cxc",
+                "world_figures_cxc",
+                "table_benchmark",
+                "claims_paper",
+                "claims",
+                "report_benchmark",
+            )
+            assert not reads or (cxc and all("/cxc/" in p for p in reads)), (job["rule"], reads)
+    for model, planned in jobs.items():
+        assert sorted(planned) == [("score_benchmark", f"bench=cxc, model={model}"), ("train", f"trained={model}")]
+    (tables,) = [job for job in tiny_world_plan if job["rule"] == "world_tables_cxc"]
+    assert {f"results/world/metrics/cxc/{m}.json" for m in NEW} <= set(tables["input"])
+    assert "results/world/tables/cxc/appendix_table3.md" in tables["output"]
+    other = [job for job in tiny_world_plan if job["rule"] == "world_tables_bison"]
+    assert other and not any(m in p for job in other for p in job["input"] for m in NEW)
+
+
+def test_a_bad_benchmarks_list_stops_the_plan_with_its_message(tmp_path) -> None:
+    d = copy_workflow(tmp_path)
+    res = snakemake(d, "-n", override={"models": {"bow": {"family": "bag_of_words", "benchmarks": ["bison"]}}})
+    assert res.returncode != 0
+    assert (
+        "params models.bow.benchmarks: 'bison' is not applicable for family 'bag_of_words'" in res.stdout + res.stderr
+    )
+    res = snakemake(d, "-n", override={"report": {"cxc": {"ablations": {**ABLATIONS, "ResNet-152": "bow"}}}})
+    assert res.returncode != 0  # a text-only model (bag of words) scores CxC, not its image-text cells
+    assert "report.cxc.ablations: {'ResNet-152': 'bow'} name no image-text dual encoder" in res.stdout + res.stderr
