@@ -71,8 +71,12 @@ def cmd_mcic_sweep_table(args: argparse.Namespace) -> None:
         decimals: dict[str, int] = {"dim": 0, "hidden-1": 0, "hidden-2": 0}
     else:
         long = table5_long(frame, args.confidence)
-        title = f"{TABLE5_TITLE}; intervals: accuracy {level} Wilson, ROUGE-L and CIDEr {level} normal over images"
+        title = (
+            f"{TABLE5_TITLE}; intervals: accuracy {level} Wilson, ROUGE-L and CIDEr {level} normal over images; "
+            "distinct: distinct greedy captions over the split's images"
+        )
         decimals = {c: 3 for c in ("ROUGE-L Dev", "ROUGE-L Test", "CIDEr Dev", "CIDEr Test")}
+        decimals.update({"distinct Dev": 0, "distinct Test": 0})
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
         write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", column_decimals=decimals)
     log.info("mcic %s table: %d rows -> %s", args.sweep, long["row"].nunique(), args.out_csv)

@@ -66,7 +66,7 @@ def test_sweeps_are_deterministic_and_complete():
     at_zero = frame[frame["lambda_gen"] == 0.0]
     assert set(at_zero["metric"]) == {"accuracy"}  # no caption metric where the projection is never trained
     at_one = frame[frame["lambda_gen"] == 1.0]
-    assert set(at_one["metric"]) == {"accuracy", "rouge_l", "cider_d"}
+    assert set(at_one["metric"]) == {"accuracy", "rouge_l", "cider_d", "distinct_captions"}
     assert at_one[at_one["metric"] == "rouge_l"]["n"].tolist() == [10, 10]  # one caption per image
 
 
@@ -89,6 +89,7 @@ def test_caption_metrics_are_pycocoevalcaps_means_over_images():
         assert got.loc["rouge_l", "value"] == pytest.approx(rouge)
         assert got.loc["rouge_l", "se"] == pytest.approx(np.std(rouge_each, ddof=1) / math.sqrt(2))
         assert got.loc["cider_d", "value"] == pytest.approx(cider)
+        assert got.loc["distinct_captions", "value"] == 2
 
 
 def _sizes_frame():
@@ -124,10 +125,14 @@ def test_table5_layout_beside_the_printed_values():
             if lam:
                 rows.append(["lambda_gen", "vec2seq", 16, 64, 16, lam, split, "cider_d", 0.2, 0.01, 250, 1])
                 rows.append(["lambda_gen", "vec2seq", 16, 64, 16, lam, split, "rouge_l", 0.4, 0.01, 250, 1])
+                rows.append(["lambda_gen", "vec2seq", 16, 64, 16, lam, split, "distinct_captions", 3, math.nan, 250, 1])
     long = table5_long(pd.DataFrame(rows, columns=SWEEP_COLUMNS))
     wide = long.pivot(index="row", columns="column", values="value")
     assert math.isnan(wide.loc["world λgen = 0", "CIDEr Dev"])
     assert wide.loc["world λgen = 4", "CIDEr Test"] == 0.2
+    assert wide.loc["world λgen = 4", "distinct Dev"] == 3 and math.isnan(
+        wide.loc["published λgen = 4", "distinct Dev"]
+    )
     cell = long[(long["row"] == "world λgen = 4") & (long["column"] == "ROUGE-L Dev")].iloc[0]
     assert cell["lo"] == pytest.approx(0.4 - 1.959964 * 0.01, rel=1e-5)
     assert wide.loc["published λgen = 4", "CIDEr Dev"] == 0.989

@@ -11,7 +11,8 @@ of `lambdas`; its greedy caption of every dev and test image is scored against a
 captions of that image (the paper: the ~5 COCO references) by pycocoevalcap's ROUGE-L and CIDEr
 (CIDEr-D, the COCO server's "CIDEr"; its IDF over the split's reference sets), after the COCO
 evaluation's tokenization (`metrics.captioning.ptb_tokenize`). No caption metric at lambda_gen = 0,
-where the output projection is never trained (the paper prints '-').
+where the output projection is never trained (the paper prints '-'). A world column the paper has
+not: the number of distinct greedy captions over the split's images (how much they depend on the image).
 
 Accuracy is per example (the true option has the highest 'yes' margin), with Wilson intervals;
 ROUGE-L and CIDEr are means over images with normal intervals (mean +- z * standard error).
@@ -107,6 +108,9 @@ def caption_metric_rows(
             n = len(scores)
             se = float(scores.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
             rows.append({**base, "split": split, "metric": metric, "value": float(scores.mean()), "se": se, "n": n})
+        distinct = len(set(generated[split]))  # how much the captions depend on the image
+        rows.append({**base, "split": split, "metric": "distinct_captions", "value": distinct, "se": math.nan,
+                     "n": len(cands)})  # fmt: skip
     return rows
 
 
@@ -254,6 +258,7 @@ def table4_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 
 PUBLISHED_LAMBDAS = ("0.0", "0.1", "1.0", "2.0", "4.0", "8.0", "16.0")
 TABLE5_COLUMNS = ("Acc Dev", "Acc Test", "Acc Test ±", "ROUGE-L Dev", "ROUGE-L Test", "CIDEr Dev", "CIDEr Test")
+WORLD_COLUMNS = ("distinct Dev", "distinct Test")  # distinct greedy captions over the split's images: not printed
 
 
 def table5_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -267,13 +272,14 @@ def table5_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     for lam, group in frame.groupby("lambda_gen", sort=True):
         row = f"world λgen = {float(lam):g}"
         cells = {(r["metric"], r["split"]): r for r in group.to_dict("records")}
-        for metric, name in (("accuracy", "Acc"), *CAPTION_METRICS.items()):
+        for metric, name in (("accuracy", "Acc"), *CAPTION_METRICS.items(), ("distinct_captions", "distinct")):
             for split, column in (("dev", "Dev"), ("test", "Test")):
                 r = cells.get((metric, split))
                 if r is None:
                     add(row, f"{name} {column}", math.nan)
                     continue
-                add(row, f"{name} {column}", float(r["value"]), *_interval(r, confidence))
+                lo, hi = _interval(r, confidence) if metric != "distinct_captions" else (math.nan, math.nan)
+                add(row, f"{name} {column}", float(r["value"]), lo, hi)
                 if metric == "accuracy" and split == "test":
                     add(row, "Acc Test ±", float(r["se"]))
     for lam in PUBLISHED_LAMBDAS:
@@ -285,7 +291,7 @@ def table5_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
                 value = math.nan
             add(row, column, value)
     long = pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi"])
-    order = {c: i for i, c in enumerate(TABLE5_COLUMNS)}
+    order = {c: i for i, c in enumerate(TABLE5_COLUMNS + WORLD_COLUMNS)}
     long["_o"] = long["column"].map(order)
     return long.sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
 
