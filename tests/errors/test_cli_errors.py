@@ -90,6 +90,9 @@ INPUTS: dict[str, list[str]] = {
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "mcic-sweep": ["--sweep", "lambda_gen", "--train-bench", "{in}", "--bench", "{in}", "--features", "{in}"]
+    + ["--captions", "{in}", "--out", "{out}.csv"],
+    "mcic-sweep-table": ["--sweep", "sizes", "--data", "{in}", "--out-csv", "{out}.csv"],
     "bivlc-figure4-data": ["--scores", "clip_coco={in}", "--out-csv", "{out}.csv"],
     "bivlc-figure4": ["--data", "{in}", "--out-png", "{out}.png"],
     "bison-table2": ["--bench", "{in}", "--captions", "{in}", "--out-csv", "{out}.csv"],

@@ -23,6 +23,7 @@ from itmbench.cli import (
     bison,
     coco,
     diff,
+    mcic_sweeps,
     models,
     negatives,
     paper_figures,
@@ -40,7 +41,20 @@ from itmbench.sources.released import registry_overlay
 log = logging.getLogger("itmbench")
 
 # The stage modules, in the order their subcommands are listed.
-STAGES = (world, models, score, report, paper_figures, bison, released, share, predictions, negatives, diff)
+STAGES = (
+    world,
+    models,
+    score,
+    report,
+    paper_figures,
+    mcic_sweeps,
+    bison,
+    released,
+    share,
+    predictions,
+    negatives,
+    diff,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,8 @@ called directly).
   the reference sets of the entries passed in the same call: one document per entry. Callers decide
   which entries form that corpus (BISON: every reference set of the evaluation, see
   `itmbench.papers.bison.caption_metrics`).
+- ``rouge_l``: ``pycocoevalcap.rouge.rouge.Rouge`` (ROUGE-L, LCS-based F-measure with beta 1.2, the best over
+  the references); pure Python. Not one of `METRICS` (BISON's choices): MCIC's Table 5 uses it.
 - ``meteor``: ``pycocoevalcap.meteor.meteor.Meteor``, which runs the ``meteor-1.5.jar`` and the
   English paraphrase table that the wheel ships, in a ``java`` subprocess: it needs Java on PATH
   (Debian's ``default-jre-headless``; ``.ci/install_slurm.sh`` installs it).
@@ -43,7 +45,9 @@ if TYPE_CHECKING:  # numpy loads when scores are computed: the CLI's parser impo
     import numpy as np
 
 METRICS: tuple[str, ...] = ("bleu4", "cider_d", "meteor")
-METRIC_NAMES: dict[str, str] = {"bleu4": "BLEU-4", "cider_d": "CIDEr-D", "meteor": "METEOR"}
+METRIC_NAMES: dict[str, str] = {"bleu4": "BLEU-4", "cider_d": "CIDEr-D", "meteor": "METEOR", "rouge_l": "ROUGE-L"}
+# scored by `caption_metric_scores` too, but not offered to BISON's caption metrics (params bison_caption_metrics)
+OTHER_METRICS: tuple[str, ...] = ("rouge_l",)
 NOT_POSSIBLE: dict[str, str] = {
     "spice": "pycocoevalcap's SPICE downloads Stanford CoreNLP 3.6.0 and its models from the Stanford NLP "
     "site on first use; no PyPI or Debian package ships them, and no other host can be reached here",
@@ -145,9 +149,11 @@ def caption_metric_scores(metric: str, candidates: Sequence[str], references: Se
     """
     import numpy as np
 
-    if metric not in METRICS:
+    if metric not in METRICS + OTHER_METRICS:
         reason = f" ({NOT_POSSIBLE[metric]})" if metric in NOT_POSSIBLE else ""
-        raise ValueError(f"unknown captioning metric {metric!r}{reason}; expected one of {list(METRICS)}")
+        raise ValueError(
+            f"unknown captioning metric {metric!r}{reason}; expected one of {list(METRICS + OTHER_METRICS)}"
+        )
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} reference sets; expected one each")
     for i, refs in enumerate(references):
@@ -162,6 +168,10 @@ def caption_metric_scores(metric: str, candidates: Sequence[str], references: Se
 
         _, per_order = Bleu(4).compute_score(gts, res, verbose=0)
         scores = per_order[3]
+    elif metric == "rouge_l":
+        from pycocoevalcap.rouge.rouge import Rouge
+
+        _, scores = Rouge().compute_score(gts, res)
     elif metric == "cider_d":
         from pycocoevalcap.cider.cider import Cider
 

@@ -43,6 +43,7 @@ CAPABILITIES: dict[str, Capability] = {
     "random": Capability(DUAL, "chance"),
     "coca": Capability(frozenset({"pairs"}), "generative"),
     "ffnn": Capability(frozenset({"pairs"}), "other", needs_upstream=True),
+    "vec2seq": Capability(frozenset({"pairs"}), "other", needs_upstream=True),
     "linear_option": Capability(frozenset({"pairs"}), "other", needs_upstream=True),
     "bag_of_words": Capability(frozenset({"text-text"}), "other"),
     "pixel_features": Capability(frozenset({"image-image"}), "other"),

@@ -3,7 +3,7 @@
 `build_encoder(spec, device, checkpoint)` builds a `ModelSpec` (models/spec.py, from params.yaml)
 with its family's module: open_clip (models/openclip.py, which also says where pretrained weights
 come from), random (the chance floor, here), coca (models/captioner.py), ffnn
-(models/option_scorer.py), bag_of_words and pixel_features (models/unimodal.py).
+(models/option_scorer.py), vec2seq (models/vec2seq.py), bag_of_words and pixel_features (models/unimodal.py).
 """
 
 from __future__ import annotations
@@ -73,6 +73,12 @@ def _build_option_scorer(spec: ModelSpec, device: torch.device, checkpoint: str 
     return build_option_scorer(spec, device, checkpoint)
 
 
+def _build_vec2seq(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
+    from itmbench.models.vec2seq import build_vec2seq
+
+    return build_vec2seq(spec, device, checkpoint)
+
+
 def _build_linear_option(spec: ModelSpec, device: torch.device, checkpoint: str | Path | None) -> Any:
     from itmbench.models.linear_option import build_linear_option
 
@@ -96,6 +102,7 @@ FAMILIES = {
     "random": lambda spec, device, ckpt: RandomEncoder(spec.dim, spec.seed),
     "coca": _build_captioner,
     "ffnn": _build_option_scorer,
+    "vec2seq": _build_vec2seq,
     "linear_option": _build_linear_option,
     "bag_of_words": _build_bag_of_words,
     "pixel_features": _build_pixel_features,
@@ -113,6 +120,12 @@ def _train_ffnn(*args: Any) -> Any:
     return train_ffnn(*args)
 
 
+def _train_vec2seq(*args: Any) -> Any:
+    from itmbench.models.vec2seq import train_vec2seq
+
+    return train_vec2seq(*args)
+
+
 def _train_linear_option(*args: Any) -> Any:
     from itmbench.models.linear_option import train_linear_option
 
@@ -120,7 +133,7 @@ def _train_linear_option(*args: Any) -> Any:
 
 
 # MCIC's option scorers trained on its train split over an upstream model's features (`itmbench train-ffnn`)
-OPTION_TRAINERS = {"ffnn": _train_ffnn, "linear_option": _train_linear_option}
+OPTION_TRAINERS = {"ffnn": _train_ffnn, "vec2seq": _train_vec2seq, "linear_option": _train_linear_option}
 
 
 def option_trainer(spec: ModelSpec) -> Any:

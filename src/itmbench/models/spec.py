@@ -17,7 +17,7 @@ import torch
 from itmbench.params import config_from_section
 
 # The model families; models/registry.py's FAMILIES builds each (tests/models check they agree).
-FAMILY_NAMES = ("open_clip", "random", "coca", "ffnn", "linear_option", "bag_of_words", "pixel_features")
+FAMILY_NAMES = ("open_clip", "random", "coca", "ffnn", "vec2seq", "linear_option", "bag_of_words", "pixel_features")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +41,9 @@ class ModelSpec:
     seed: int
     init: str | None  # another model whose trained checkpoint this one starts from (fine-tuning)
     train: dict[str, Any]  # this model's overrides of the params `train` section
-    upstream: str | None = None  # the model whose item embeddings this one's features are (ffnn, linear_option)
+    upstream: str | None = (
+        None  # the model whose item embeddings this one's features are (ffnn, vec2seq, linear_option)
+    )
     options: dict[str, Any] = field(default_factory=dict)  # family-specific settings (see the family's module)
     benchmarks: tuple[str, ...] | None = None  # the only benchmarks it is scored on (None: every one it can score)
 

@@ -267,7 +267,7 @@ PAPERS: dict[str, Paper] = {
         {"table3": "Table 3"},
         ("accuracy",),
         has_statistics=True,
-        data_tables=("lambda_search",),
+        data_tables=("lambda_search", "table4", "table5"),
     ),
     "eccv": Paper(
         "eccv",

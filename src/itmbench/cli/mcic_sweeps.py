@@ -1,0 +1,100 @@
+"""`itmbench mcic-sweep`, `mcic-sweep-table`: MCIC's Tables 4 (model sizes) and 5 (lambda_gen) in the world.
+
+`mcic-sweep` trains every variant of one sweep in one process (torch imported once) and writes a long
+CSV (`itmbench.papers.mcic.sweeps.SWEEP_COLUMNS`); `mcic-sweep-table` renders it beside the printed
+values as CSV, Markdown and LaTeX, so that restyling a table never retrains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from itmbench.cli._args import json_arg, open_fraction, positive_int, set_threads
+
+log = logging.getLogger("itmbench")
+
+SWEEPS = ("sizes", "lambda_gen")
+
+
+def cmd_mcic_sweep(args: argparse.Namespace) -> None:
+    """Train one sweep's variants on the MCIC train split, score them on dev and test: one long CSV."""
+    import pandas as pd
+
+    from itmbench.errors import InputError
+    from itmbench.io import write_text
+    from itmbench.papers.mcic import canonical as mcic
+    from itmbench.papers.mcic.sweeps import lambda_gen_sweep, size_sweep
+    from itmbench.params import validated_section
+    from itmbench.scoring.embed import EmbeddingCache
+
+    config = validated_section(f"mcic_sweeps.{args.sweep}", args.config, f"mcic_sweeps.{args.sweep} (--config)")
+    set_threads(args.threads)
+    train = mcic.read(args.train_bench)["examples"]
+    examples = mcic.read(args.bench)["examples"]
+    evals = {split: examples[examples["split"] == split] for split in ("dev", "test")}
+    for split, frame in evals.items():
+        if frame.empty:
+            raise InputError(f"{args.bench}: no {split} examples; expected an MCIC benchmark with dev and test splits")
+    features = EmbeddingCache(args.features)
+    if args.sweep == "sizes":
+        frame = size_sweep(train, evals, features, config)
+    else:
+        if args.captions is None:
+            raise InputError("--captions: missing; the lambda_gen sweep scores captions against the world's")
+        path = Path(args.captions) / "captions.parquet"
+        if not path.exists():
+            raise InputError(f"{path}: missing; expected the world's captions (columns image_id, text)")
+        captions = pd.read_parquet(path, columns=["image_id", "text"])
+        frame = lambda_gen_sweep(train, evals, features, captions, config)
+    write_text(args.out, frame.round(6).to_csv(index=False, lineterminator="\n"))
+    log.info("mcic %s sweep: %d rows -> %s", args.sweep, len(frame), args.out)
+
+
+def cmd_mcic_sweep_table(args: argparse.Namespace) -> None:
+    """Table 4 or 5 from a sweep's CSV, beside the printed values."""
+    import pandas as pd
+
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.mcic.sweeps import TABLE4_TITLE, TABLE5_TITLE, check_sweep, table4_long, table5_long
+    from itmbench.report.tables import write_table
+
+    if not Path(args.data).exists():
+        raise InputError(f"{args.data}: missing; expected the CSV of `itmbench mcic-sweep --sweep {args.sweep}`")
+    frame = check_sweep(pd.read_csv(args.data), args.sweep, args.data)
+    level = f"{100 * args.confidence:g}%"
+    if args.sweep == "sizes":
+        long = table4_long(frame, args.confidence)
+        title = f"{TABLE4_TITLE}; intervals: {level} Wilson; '±' the binomial standard error, as printed"
+        decimals: dict[str, int] = {"dim": 0, "hidden-1": 0, "hidden-2": 0}
+    else:
+        long = table5_long(frame, args.confidence)
+        title = (
+            f"{TABLE5_TITLE}; intervals: accuracy {level} Wilson, ROUGE-L and CIDEr {level} normal over images; "
+            "distinct: distinct greedy captions over the split's images"
+        )
+        decimals = {c: 3 for c in ("ROUGE-L Dev", "ROUGE-L Test", "CIDEr Dev", "CIDEr Test")}
+        decimals.update({"distinct Dev": 0, "distinct Test": 0})
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", column_decimals=decimals)
+    log.info("mcic %s table: %d rows -> %s", args.sweep, long["row"].nunique(), args.out_csv)
+
+
+def add_commands(add, sub) -> None:
+    """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
+    sp = add("mcic-sweep", cmd_mcic_sweep, "MCIC Table 4 or 5: train a sweep's variants, one long CSV")
+    sp.add_argument("--sweep", required=True, choices=SWEEPS, help="sizes (Table 4) or lambda_gen (Table 5)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `mcic_sweeps.<sweep>` as JSON")
+    sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")
+    sp.add_argument("--bench", required=True, help="the MCIC folder with the dev and test splits")
+    sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + items)")
+    sp.add_argument("--captions", default=None, help="the world's items folder (captions.parquet): lambda_gen only")
+    sp.add_argument("--threads", type=positive_int, default=1)
+    sp.add_argument("--out", required=True, help="the sweep's long CSV")
+    sp = add("mcic-sweep-table", cmd_mcic_sweep_table, "MCIC Table 4 or 5 from its sweep's CSV, beside the paper's")
+    sp.add_argument("--sweep", required=True, choices=SWEEPS)
+    sp.add_argument("--data", required=True, help="the sweep's CSV (mcic-sweep --out)")
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
