@@ -23,6 +23,7 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Table 7", "ResNet-IN"): (5, 5, 25),
         ("Table 7", "ResNeXt-IG-3.5B"): (5, 5, 25),
         ("Section 6", "Caption-metric baseline"): (4, 1, 4),
+        ("Figure 4", ""): (1, 2, 2),  # the caption's average correctness and detailedness
     },
     "mcic": {
         ("Table 2", ""): (4, 2, 8),

@@ -39,7 +39,7 @@ import pandas as pd
 import torch
 
 from itmbench.io import atomic_path, output_set, write_json
-from itmbench.models.option_scorer import option_rows
+from itmbench.models.option_scorer import check_option_training, option_rows
 from itmbench.models.spec import ModelSpec, load_checkpoint
 
 KINDS = ("i2c", "c2i", "linm")
@@ -217,10 +217,7 @@ def train_linear_option(
 ) -> dict[str, Any]:
     """Fit I2C / C2I (ground-truth pairs of the train split) or train LinM (every option; best dev epoch); write it."""
     opts = linear_options(spec)
-    if spec.upstream is None:
-        raise ValueError(f"models.{spec.name}: the linear MCIC baseline needs an `upstream` model (its features)")
-    if train_examples.empty:
-        raise ValueError(f"models.{spec.name}: no MCIC train examples to train on")
+    check_option_training(spec, train_examples, "the linear MCIC baseline")
     t0 = time.time()
     kind = opts["kind"]
     img, cap, answer = _per_instance(features, train_examples)

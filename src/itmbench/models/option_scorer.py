@@ -211,6 +211,15 @@ def build_option_scorer(spec: ModelSpec, device: Any, checkpoint: str | Path | N
     return OptionScorer(net)
 
 
+def check_option_training(spec: ModelSpec, train_examples: pd.DataFrame, what: str) -> None:
+    """Refuse to train an MCIC option scorer (`what`: the FFNN, a linear baseline, the Vec2seq + FFNN) without
+    the upstream model whose features it reads, or without train examples."""
+    if spec.upstream is None:
+        raise ValueError(f"models.{spec.name}: {what} needs an `upstream` model whose embeddings are its features")
+    if train_examples.empty:
+        raise ValueError(f"models.{spec.name}: no MCIC train examples to train on")
+
+
 def train_ffnn(
     spec: ModelSpec,
     train_examples: pd.DataFrame,
@@ -221,10 +230,7 @@ def train_ffnn(
 ) -> dict[str, Any]:
     """Train the FFNN on MCIC train examples over upstream features; keep the best dev epoch; write checkpoint."""
     opts = ffnn_options(spec)
-    if spec.upstream is None:
-        raise ValueError(f"models.{spec.name}: the FFNN needs an `upstream` model whose embeddings are its features")
-    if train_examples.empty:
-        raise ValueError(f"models.{spec.name}: no MCIC train examples to train on")
+    check_option_training(spec, train_examples, "the FFNN")
     t0 = time.time()
     image, caption, label = option_rows(train_examples)
     img, cap = features_of(features, "image", image), features_of(features, "caption", caption)

@@ -44,7 +44,7 @@ import pandas as pd
 import torch
 
 from itmbench.io import atomic_path, output_set, write_json
-from itmbench.models.option_scorer import features_of, option_rows
+from itmbench.models.option_scorer import check_option_training, features_of, option_rows
 from itmbench.models.spec import ModelSpec, load_checkpoint
 
 log = logging.getLogger(__name__)
@@ -342,10 +342,7 @@ def train_vec2seq(
 ) -> dict[str, Any]:
     """Train the Vec2seq + FFNN on MCIC train examples (`itmbench train-ffnn`); write its checkpoint and history."""
     opts = vec2seq_options(spec)
-    if spec.upstream is None:
-        raise ValueError(f"models.{spec.name}: the Vec2seq + FFNN needs an `upstream` model (its image features)")
-    if train_examples.empty:
-        raise ValueError(f"models.{spec.name}: no MCIC train examples to train on")
+    check_option_training(spec, train_examples, "the Vec2seq + FFNN")
     t0 = time.time()
     net, vocab, history = train_vec2seq_net(train_examples, features, opts, dev_examples)
     best = max(history, key=lambda h: h["select"])
