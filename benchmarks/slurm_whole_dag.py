@@ -6,6 +6,8 @@ default target with the tiny params of tests/workflow/workflow_helpers.py throug
 COCO rules ask for `workflow.cores`), then the same locally (`--cores 2`), and writes both times,
 the number of SLURM jobs `sacct` shows and whether the outputs are byte-identical to
 reports/cluster/whole_dag.md. It is not a test: it takes longer than CI allows (docs/cluster.md).
+Run it from a checkout nothing edits for the hour it takes, with that checkout's src/ first on
+PYTHONPATH (the SLURM jobs inherit it): its jobs import the package as they start.
 Usage: python benchmarks/slurm_whole_dag.py [--profile workflow/profiles/slurm-grouped] [--skip-local]
 """
 
@@ -47,8 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-local", action="store_true", help="no local run (no byte comparison)")
     args = ap.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="itm-slurm-dag-"))
+    # both copies now, from the same tree: a workflow edited during the long SLURM run must not reach the local one
     (root / "slurm").mkdir()
     remote = copy_workflow(root / "slurm")
+    (root / "local").mkdir()
+    local = copy_workflow(root / "local")
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True, text=True
+    ).stdout.strip()
     config = yaml.safe_load((REPO / args.profile / "config.yaml").read_text())
     config["cores"] = 2
     if "resources" in config:
@@ -71,16 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     jobs = sum(1 for line in (res.stdout + res.stderr).splitlines() if line.strip().startswith("rule "))
     states = sorted({r["State"] for r in rows})
     lines = [
-        f"Whole tiny-world DAG, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.1f} at the end",
+        f"Whole tiny-world DAG at {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end",
         "",
         "| run | seconds | jobs | SLURM jobs (sacct) | states | outputs equal |",
         "|---|---|---|---|---|---|",
     ]
     equal = ""
     if not args.skip_local:
-        (root / "local").mkdir()
-        local = copy_workflow(root / "local")
         t0 = time.monotonic()
         loc = subprocess.run(
             [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "tiny.yaml"],
@@ -93,8 +99,13 @@ def main(argv: list[str] | None = None) -> int:
             print(loc.stdout[-3000:], loc.stderr[-3000:], file=sys.stderr)
             return 1
         a, b = _files(remote), _files(local)
-        equal = "yes" if sorted(a) == sorted(b) and all(a[n] == b[n] for n in a) else "no"
-        lines.append(f"| local, --cores 2 | {local_wall:.0f} | {jobs} | | | |")
+        differ = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
+        equal = "yes" if not differ else f"no: {len(differ)} of {len(set(a) | set(b))} files"
+        local_jobs = sum(1 for line in (loc.stdout + loc.stderr).splitlines() if line.strip().startswith("rule "))
+        lines.append(f"| local, --cores 2 | {local_wall:.0f} | {local_jobs} | | | |")
+        if differ:
+            lines += ["", "Files that differ (SLURM run against the local run):", ""]
+            lines += [f"- `{n}`" + ("" if n in a and n in b else " (only in one run)") for n in differ]
     lines.insert(4, f"| SLURM, {args.profile} | {wall:.0f} | {jobs} | {len(rows)} | {' '.join(states)} | {equal} |")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     write_text(OUT, "\n".join(lines) + "\n")
