@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,12 @@ def _files(root: Path) -> dict[str, bytes]:
         for p in sorted((root / top).rglob("*"))
         if p.is_file() and p.name != "history.json"  # a training history records its epochs' seconds
     }
+
+
+def _jobs(log: str) -> int:
+    """The jobs a Snakemake run printed: `rule X:` through an executor, `localrule X:` run in place (the local
+    run's every job, the SLURM run's target `all`), the target not counted."""
+    return sum(1 for m in re.finditer(r"^\s*(?:local)?rule (\w+):", log, re.M) if m.group(1) != "all")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if res.returncode != 0:
         print(res.stdout[-3000:], res.stderr[-3000:], file=sys.stderr)
         return 1
-    jobs = sum(1 for line in (res.stdout + res.stderr).splitlines() if line.strip().startswith("rule "))
+    jobs = _jobs(res.stdout + res.stderr)
     states = sorted({r["State"] for r in rows})
     lines = [
         f"Whole tiny-world DAG at {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -101,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         a, b = _files(remote), _files(local)
         differ = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
         equal = "yes" if not differ else f"no: {len(differ)} of {len(set(a) | set(b))} files"
-        local_jobs = sum(1 for line in (loc.stdout + loc.stderr).splitlines() if line.strip().startswith("rule "))
+        local_jobs = _jobs(loc.stdout + loc.stderr)
         lines.append(f"| local, --cores 2 | {local_wall:.0f} | {local_jobs} | | | |")
         if differ:
             lines += ["", "Files that differ (SLURM run against the local run):", ""]
