@@ -1,6 +1,6 @@
 """Does TROHN-Img raise BiVLC's T2I in the world? The faithful (unfiltered) default and the untried variants.
 
-docs/bivlc.md listed as untried: a longer fine-tune and more hard-negative pairs per batch. This script
+docs/bivlc.md listed as untried: a longer fine-tune, more hard-negative pairs per batch and a larger model. This script
 runs BiVLC's paired tests (`rule bivlc_paired`: exact McNemar and a paired bootstrap of the accuracy
 difference over the same instances) on the tiny world of the workflow tests
 (tests/workflow/workflow_helpers.py `TINY`), once per variant, in one working copy of the workflow: each
@@ -13,7 +13,9 @@ Variants (each against the control `clip_coco`, fine-tuned from the same `clip`)
 - `longer`: both `clip_coco` and `clip_trohn_img` fine-tuned for `--longer-epochs` epochs instead of
   2 (the control as long as the treatment: equal compute, as BiVLC's CLIP_COCO);
 - `more_negatives`: `clip_trohn_img` with `--negatives` hard-negative caption+image pairs per positive
-  (train.hard_negatives_per_sample) instead of 1: more hard-negative pairs in every batch.
+  (train.hard_negatives_per_sample) instead of 1: more hard-negative pairs in every batch;
+- `larger`: `clip` and the three fine-tunes on `itm-clip-small` (models/configs: twice itm-clip-tiny's
+  width and layers in both towers, the same embedding), so `clip` is trained again first.
 
 Each variant's table is copied to OUT/<variant>.{csv,md}; OUT/summary.md holds the T2I, I2T and Group
 rows of TROHN-Img vs CLIP_COCO of every variant, with the best epoch each fine-tune kept (the trainer
@@ -42,6 +44,7 @@ from workflow_helpers import copy_workflow  # noqa: E402  (the tiny params of th
 PAIRS = [["clip_trohn_img", "clip_coco"], ["clip_trohn_img_filtered", "clip_coco"]]
 PAIRS.append(["clip_trohn_img", "clip_trohn_img_filtered"])
 FINE_TUNE = {"epochs": 2, "lr": 5.0e-4}  # params.yaml's fine-tunes
+LARGER_ARCH = "itm-clip-small"  # models/configs: twice itm-clip-tiny's width and layers in both towers
 
 
 def variants(longer_epochs: int, negatives: int) -> dict[str, dict]:
@@ -53,6 +56,8 @@ def variants(longer_epochs: int, negatives: int) -> dict[str, dict]:
         "more_negatives": {
             "models": {"clip_trohn_img": {"train": {**FINE_TUNE, "hard_negatives_per_sample": negatives}}}
         },
+        # the world's "pretrained CLIP" and the three fine-tunes of the pairs on a larger tower
+        "larger": {"models": {m: {"arch": LARGER_ARCH} for m in ("clip", *dict.fromkeys(sum(PAIRS, [])))}},
     }
 
 
