@@ -175,7 +175,7 @@ def test_snakemake_report_includes_the_paper_tables_and_figures(tiny_world_run, 
     assert any(n.endswith("report.html") for n in names)
     data_figures = sum(len(PAPERS[paper].data_figures) for paper in WORLD_PAPER_FILES)  # CxC's Figures 3-5
     assert sum(n.endswith(".png") for n in names) == len(WORLD_PAPER_FILES) + data_figures
-    assert sum(n.endswith("table5.csv") for n in names) == 2  # ECCV's and CxC's
+    assert sum(n.endswith("table5.csv") for n in names) == 3  # ECCV's, CxC's and MCIC's (lambda_gen)
 
 
 @pytest.mark.slow
@@ -266,7 +266,7 @@ def test_an_mcic_parameter_reruns_only_what_mcic_feeds(tiny_world_run):
     rules = {rule for rule, _ in jobs}
     assert {"build_benchmark", "mcic_train_split", "mcic_lambda_search", "train_ffnn", "world_tables_mcic"} <= rules
     assert "train" not in rules and "embed" not in rules and "embed_train_split" not in rules, rules
-    option_scorers = {"ffnn", "mcic_i2c", "mcic_c2i", "mcic_linm"}
+    option_scorers = {"ffnn", "mcic_i2c", "mcic_c2i", "mcic_linm", "vec2seq"}
     for rule, wildcards in jobs:
         if rule in ("build_benchmark", "audit_benchmark", "score_benchmark"):  # dual encoders rescore MCIC only
             assert "bench=mcic" in wildcards, (rule, wildcards)
