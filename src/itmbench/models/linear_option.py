@@ -39,7 +39,7 @@ import pandas as pd
 import torch
 
 from itmbench.io import atomic_path, output_set, write_json
-from itmbench.models.option_scorer import check_option_training, option_rows
+from itmbench.models.option_scorer import check_option_training, option_rows, options_correct
 from itmbench.models.spec import ModelSpec, load_checkpoint
 
 KINDS = ("i2c", "c2i", "linm")
@@ -97,10 +97,7 @@ def _instance_accuracy(scores: np.ndarray, answer: np.ndarray) -> float:
     """Accuracy (%) of argmax over each instance's options (a tie counts as wrong)."""
     if not len(scores):
         return float("nan")
-    true = scores[np.arange(len(scores)), answer]
-    others = scores.copy()
-    others[np.arange(len(scores)), answer] = -np.inf
-    return 100.0 * float(np.mean(true > others.max(axis=1)))
+    return 100.0 * float(np.mean(options_correct(scores, answer)))
 
 
 def train_linm(

@@ -161,16 +161,27 @@ def option_rows(examples: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     return image, options.ravel(), label
 
 
-def mcic_accuracy_of(net: OptionNet, examples: pd.DataFrame, cache: Any) -> float:
-    """Accuracy (%) of argmax over each example's options (a tie counts as wrong)."""
+def options_correct(margin: np.ndarray, answer: np.ndarray) -> np.ndarray:
+    """Per example (a row of its options' margins), whether the true option's margin is strictly the highest (a tie
+    counts as wrong); the MCIC option scorers' selection and sweeps all read it."""
+    rows = np.arange(len(margin))
+    true = margin[rows, answer]
+    others = margin.copy()
+    others[rows, answer] = -np.inf
+    return true > others.max(axis=1)
+
+
+def mcic_correct_of(net: OptionNet, examples: pd.DataFrame, cache: Any) -> np.ndarray:
+    """Per example, whether the FFNN ranks its true option strictly first over the cache's features."""
     image, caption, label = option_rows(examples)
     margin = pair_margin(net, features_of(cache, "image", image), features_of(cache, "caption", caption))
-    margin = margin.reshape(len(examples), -1)
-    answer = examples["answer_index"].to_numpy(np.int64)
-    true = margin[np.arange(len(margin)), answer]
-    others = margin.copy()
-    others[np.arange(len(margin)), answer] = -np.inf
-    return 100.0 * float(np.mean(true > others.max(axis=1))) if len(margin) else float("nan")
+    return options_correct(margin.reshape(len(examples), -1), examples["answer_index"].to_numpy(np.int64))
+
+
+def mcic_accuracy_of(net: OptionNet, examples: pd.DataFrame, cache: Any) -> float:
+    """Accuracy (%) of argmax over each example's options (a tie counts as wrong)."""
+    correct = mcic_correct_of(net, examples, cache)
+    return 100.0 * float(np.mean(correct)) if len(correct) else float("nan")
 
 
 class OptionScorer:

@@ -44,7 +44,7 @@ import pandas as pd
 import torch
 
 from itmbench.io import atomic_path, output_set, write_json
-from itmbench.models.option_scorer import check_option_training, features_of, option_rows
+from itmbench.models.option_scorer import check_option_training, features_of, option_rows, options_correct
 from itmbench.models.spec import ModelSpec, load_checkpoint
 
 log = logging.getLogger(__name__)
@@ -227,11 +227,7 @@ def accuracy_correct(net: Vec2SeqNet, examples: pd.DataFrame, cache: Any, vocab:
         return np.zeros(0, dtype=bool)
     image, inputs, _, _ = example_rows(examples, cache, vocab, int(net.dims["max_len"]))
     margin = pair_margin(net, image, inputs).reshape(len(examples), -1)
-    answer = examples["answer_index"].to_numpy(np.int64)
-    true = margin[np.arange(len(margin)), answer]
-    others = margin.copy()
-    others[np.arange(len(margin)), answer] = -np.inf
-    return true > others.max(axis=1)
+    return options_correct(margin, examples["answer_index"].to_numpy(np.int64))
 
 
 def train_vec2seq_net(

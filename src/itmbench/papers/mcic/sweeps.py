@@ -68,29 +68,24 @@ def _ffnn_variant(train: pd.DataFrame, evals: Mapping[str, pd.DataFrame], featur
                   epochs: int, seed: int) -> tuple[dict[str, np.ndarray], int]:  # fmt: skip
     import torch
 
-    from itmbench.models.option_scorer import FFNN_OPTIONS, features_of, option_rows, train_option_net
+    from itmbench.models.option_scorer import (
+        FFNN_OPTIONS,
+        features_of,
+        mcic_accuracy_of,
+        mcic_correct_of,
+        option_rows,
+        train_option_net,
+    )
 
     embed, h1, h2 = (int(v) for v in size)
     opts = {**FFNN_OPTIONS, "embed": embed, "hidden": h1, "hidden2": h2, "epochs": int(epochs), "seed": int(seed)}
     image, caption, label = option_rows(train)
     img, cap = features_of(features, "image", image), features_of(features, "caption", caption)
 
-    def correct_of(net: Any, examples: pd.DataFrame) -> np.ndarray:
-        from itmbench.models.option_scorer import pair_margin
-
-        im, ca, _ = option_rows(examples)
-        margin = pair_margin(net, features_of(features, "image", im), features_of(features, "caption", ca))
-        margin = margin.reshape(len(examples), -1)
-        answer = examples["answer_index"].to_numpy(np.int64)
-        true = margin[np.arange(len(margin)), answer]
-        others = margin.copy()
-        others[np.arange(len(margin)), answer] = -np.inf
-        return true > others.max(axis=1)
-
     torch.manual_seed(int(seed))
-    net, history = train_option_net(img, cap, label, opts, lambda n: 100 * correct_of(n, evals["dev"]).mean())
+    net, history = train_option_net(img, cap, label, opts, lambda n: mcic_accuracy_of(n, evals["dev"], features))
     best = max(history, key=lambda h: h["select"])["epoch"]
-    return {split: correct_of(net, evals[split]) for split in SPLITS}, int(best)
+    return {split: mcic_correct_of(net, evals[split], features) for split in SPLITS}, int(best)
 
 
 def caption_metric_rows(
