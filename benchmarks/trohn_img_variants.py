@@ -15,7 +15,8 @@ Variants (each against the control `clip_coco`, fine-tuned from the same `clip`)
 - `more_negatives`: `clip_trohn_img` with `--negatives` hard-negative caption+image pairs per positive
   (train.hard_negatives_per_sample) instead of 1: more hard-negative pairs in every batch;
 - `larger`: `clip` and the three fine-tunes on `itm-clip-small` (models/configs: twice itm-clip-tiny's
-  width and layers in both towers, the same embedding), so `clip` is trained again first.
+  width and layers in both towers, the same embedding; 8-pixel patches, which itm-clip-tiny had too until it
+  moved to 16-pixel ones), so `clip` is trained again first.
 
 Each variant's table is copied to OUT/<variant>.{csv,md}; OUT/summary.md holds the T2I, I2T and Group
 rows of TROHN-Img vs CLIP_COCO of every variant, with the best epoch each fine-tune kept (the trainer
@@ -44,7 +45,7 @@ from workflow_helpers import copy_workflow  # noqa: E402  (the tiny params of th
 PAIRS = [["clip_trohn_img", "clip_coco"], ["clip_trohn_img_filtered", "clip_coco"]]
 PAIRS.append(["clip_trohn_img", "clip_trohn_img_filtered"])
 FINE_TUNE = {"epochs": 2, "lr": 5.0e-4}  # params.yaml's fine-tunes
-LARGER_ARCH = "itm-clip-small"  # models/configs: twice itm-clip-tiny's width and layers in both towers
+LARGER_ARCH = "itm-clip-small"  # models/configs: twice itm-clip-tiny's width and layers, its former 8-pixel patches
 
 
 def variants(longer_epochs: int, negatives: int) -> dict[str, dict]:
