@@ -9,6 +9,7 @@ configfile: "params.yaml"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/worker.smk"
 
 
 if SOURCE == "world":

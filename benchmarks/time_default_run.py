@@ -4,7 +4,8 @@ Prints, per revision and over --runs repetitions (revisions interleaved within e
 that the machine's drifting speed hits both alike), the median CPU seconds (user + system of the
 whole `snakemake` process tree), wall seconds, the peak resident memory of the largest job, the
 number of jobs, and per rule the median job seconds and CPU seconds from Snakemake's own benchmark
-files. Without --rev it times the working tree; each --rev (a commit, branch or tag) is exported
+files (for the jobs a worker ran, their CPU is the worker's: the per-command figures of its log are printed
+too). Without --rev it times the working tree; each --rev (a commit, branch or tag) is exported
 with `git archive` and run with its own `src/` first on PYTHONPATH.
 
 Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
@@ -64,6 +65,22 @@ def rule_figures(run_dir: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def worker_figures(run_dir: Path) -> dict[str, dict[str, float]]:
+    """Per `itmbench` command the worker ran (logs/worker.jsonl, where the revision has a worker): jobs, wall
+    seconds and CPU seconds, exact (the worker's wait4 of each child). Snakemake's benchmark files of those jobs
+    hold their wall time only: their CPU is spent in the worker's children, not in the job's processes."""
+    out: dict[str, dict[str, float]] = {}
+    log = run_dir / "logs/worker.jsonl"
+    for line in log.read_text().splitlines() if log.exists() else []:
+        entry = json.loads(line)
+        command = entry["argv"][0] if "status" in entry else "(declined)"
+        fig = out.setdefault(command, {"jobs": 0, "s": 0.0, "cpu_s": 0.0})
+        fig["jobs"] += 1
+        fig["s"] += entry.get("wall_s", 0.0)
+        fig["cpu_s"] += entry.get("user_s", 0.0) + entry.get("sys_s", 0.0)
+    return out
+
+
 def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
         d = Path(tmp)
@@ -95,6 +112,7 @@ def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = 
             "peak_rss_mb": after.ru_maxrss / 1024,
             "jobs": int(sum(f["jobs"] for f in rules.values())),
             "per_rule": rules,
+            "per_worker_command": worker_figures(d),
         }
 
 
@@ -154,6 +172,17 @@ def main(argv: list[str] | None = None) -> int:
             med_cpu = statistics.median(f["cpu_s"] for f in figs)
             cells.append(f"{figs[0]['jobs']:>4} {med_s:9.1f} {med_cpu:9.1f}  ")
         print(f"  {rule:<28}" + "".join(f"{c:>26}" for c in cells))
+    for label in labels:
+        commands = sorted({c for r in runs[label] for c in r["per_worker_command"]})
+        if not commands:
+            continue
+        print(f"\n{label}: per command run in the worker (logs/worker.jsonl), median: jobs, wall seconds, CPU seconds")
+        for command in commands:
+            figs = [r["per_worker_command"].get(command, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
+            print(
+                f"  {command:<34}{figs[0]['jobs']:>5} {statistics.median(f['s'] for f in figs):9.1f} "
+                f"{statistics.median(f['cpu_s'] for f in figs):9.1f}"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=2))
     return 0

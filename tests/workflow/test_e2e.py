@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -193,12 +194,30 @@ def test_trained_model_beats_random_by_a_clear_margin(tiny_world_run):
 
 @pytest.mark.slow
 def test_same_params_give_byte_identical_tables(tiny_world_run, tmp_path):
+    """Built again, each job in its own fresh process (no worker): the shared run's jobs ran in the worker."""
     again = copy_workflow(tmp_path)
-    res = snakemake(again, "results/world/tables/retrieval/retrieval.csv")
+    res = snakemake(again, "results/world/tables/retrieval/retrieval.csv", env={"ITMBENCH_WORKER": "0"})
     assert res.returncode == 0, failure(again, res)
+    assert not (again / "logs/worker.jsonl").exists()
     for ext in ("csv", "md", "tex"):
         rel = f"results/world/tables/retrieval/retrieval.{ext}"
         assert (again / rel).read_bytes() == (tiny_world_run / rel).read_bytes(), rel
+    for rel in ("results/world/models/clip/model.pt", "results/world/embeddings/clip/items.npz"):
+        assert (again / rel).read_bytes() == (tiny_world_run / rel).read_bytes(), rel
+
+
+@pytest.mark.slow
+def test_the_run_ran_its_jobs_in_one_worker_and_stopped_it(tiny_world_run):
+    commands = [json.loads(line) for line in (tiny_world_run / "logs/worker.jsonl").read_text().splitlines()]
+    jobs = [p for p in (tiny_world_run / "benchmarks/rules").rglob("*.tsv")]
+    assert len(commands) == len(jobs) and all(c.get("status") == 0 for c in commands), [
+        c for c in commands if c.get("status") != 0
+    ]
+    assert {c["argv"][0] for c in commands} >= {"world", "train", "embed", "score-benchmark", "score-pairs"}
+    # stopped when Snakemake exited: the process is gone, and the folder of its socket
+    started = re.search(r"itmbench worker (\d+): serving (\S+)", (tiny_world_run / "logs/worker.log").read_text())
+    pid, socket_path = int(started.group(1)), Path(started.group(2))
+    assert not Path(f"/proc/{pid}").exists() and not socket_path.parent.exists()
 
 
 @pytest.mark.slow

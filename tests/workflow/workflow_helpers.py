@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -30,8 +31,11 @@ def copy_workflow(dest: Path) -> Path:
     return dest
 
 
-def snakemake(workdir: Path, *args: str, override: dict | None = None) -> subprocess.CompletedProcess:
-    """Run Snakemake in `workdir` with the tiny params (and an override file merged over them)."""
+def snakemake(
+    workdir: Path, *args: str, override: dict | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run Snakemake in `workdir` with the tiny params (and an override file merged over them; `env`: variables
+    set for this run)."""
     configfiles = ["tiny.yaml"]
     if override is not None:
         (workdir / "override.yaml").write_text(yaml.safe_dump(override))
@@ -39,7 +43,9 @@ def snakemake(workdir: Path, *args: str, override: dict | None = None) -> subpro
     cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args, "--configfile", *configfiles]
     # the whole tiny DAG (269 jobs) takes minutes on two idle cores and more than 20 on a shared machine: the limit
     # only stops a run that hangs
-    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=2400)
+    return subprocess.run(
+        cmd, cwd=workdir, capture_output=True, text=True, timeout=2400, env=None if env is None else os.environ | env
+    )
 
 
 def parse_plan(text: str) -> list[dict]:

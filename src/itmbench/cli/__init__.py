@@ -37,6 +37,7 @@ from itmbench.cli import (
 from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
 from itmbench.io import removing_temps_on_signals
 from itmbench.sources.released import registry_overlay
+from itmbench.worker import forward
 
 log = logging.getLogger("itmbench")
 
@@ -76,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand: 0 when done; 2 with one line when the input or an option is wrong; 3 on a bug."""
+    if argv is None:  # the `itmbench` entry point: a running worker may run the command (itmbench.worker)
+        status = forward(sys.argv[1:])
+        if status is not None:
+            return status
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(

@@ -1,0 +1,162 @@
+"""The warm worker (itmbench.worker): a command it runs is the command a fresh `itmbench` process runs (its
+outputs byte for byte, its exit status, its stderr), a request it must not run in a fork is run by the client
+itself, a killed job kills its command, and a worker whose parent is gone stops by itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from itmbench import worker
+
+ITMBENCH = shutil.which("itmbench")
+pytestmark = pytest.mark.skipif(ITMBENCH is None, reason="the itmbench entry point is not installed (pip install -e .)")
+
+WORLD = {"n_train": 40, "n_val": 10, "n_test": 10, "seed": 3}
+
+
+def wait_for(predicate, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def running_worker(tmp_path):
+    """A worker started as the Snakefile starts one (the run's environment, one-thread job variables)."""
+    sock = tmp_path / "w.sock"
+    log = tmp_path / "worker.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "itmbench.cli.serve_worker", str(sock), str(os.getpid()), str(log)],
+        env=BASE_ENV,
+        stdin=subprocess.DEVNULL,
+    )
+    assert wait_for(sock.exists, 30), "the worker did not create its socket"
+    yield sock, log, proc
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert not sock.exists(), "the stopped worker left its socket behind"
+
+
+BASE_ENV = worker.worker_env({k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"})
+
+
+def job_env(sock: Path | None, **extra: str) -> dict[str, str]:
+    """A one-thread job's environment, as Snakemake sets it, with or without the worker (pytest's variable of
+    the current test, which changes between the worker's start and the job's, left out of both)."""
+    env = dict(BASE_ENV)
+    if sock is not None:
+        env[worker.SOCKET_VAR] = str(sock)
+    env.update(extra)
+    return env
+
+
+def run_itmbench(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """`itmbench ARGS > log 2>&1` as a rule's shell runs it; returns the status and the log."""
+    log = cwd / "job.log"
+    with open(log, "w") as f:
+        status = subprocess.run([ITMBENCH, *args], cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+    return status, log.read_text()
+
+
+def records(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def test_a_command_the_worker_runs_writes_the_bytes_a_fresh_process_writes(running_worker, tmp_path):
+    sock, log, _ = running_worker
+    outs = {}
+    for name, env in (("worker", job_env(sock)), ("fresh", job_env(None))):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        status, text = run_itmbench(["world", "--config", json.dumps(WORLD), "--out", "items"], cwd, env)
+        assert status == 0, text
+        outs[name] = {p.relative_to(cwd / "items"): p.read_bytes() for p in sorted((cwd / "items").rglob("*"))}
+    assert outs["worker"] == outs["fresh"] and outs["worker"]
+    (done,) = records(log)
+    assert done["argv"][0] == "world" and done["status"] == 0 and done["user_s"] > 0
+
+
+def test_a_failing_command_has_the_fresh_process_status_and_error_line(running_worker, tmp_path):
+    sock, log, _ = running_worker
+    args = ["world", "--config", '{"n_test": -1}', "--out", "items"]
+    fresh = run_itmbench(args, tmp_path, job_env(None))
+    warm = run_itmbench(args, tmp_path, job_env(sock))
+    assert fresh[0] == warm[0] == 2
+    assert warm[1].splitlines()[-1] == fresh[1].splitlines()[-1]
+    assert warm[1].splitlines()[-1].startswith("itmbench world: error:") and "n_test" in warm[1]
+    usage = run_itmbench(["world", "--no-such-option"], tmp_path, job_env(sock))  # argparse: SystemExit(2)
+    assert usage[0] == 2 and "arguments are required: --config, --out" in usage[1]
+    assert [r["status"] for r in records(log)] == [2, 2]
+
+
+def test_a_job_whose_environment_a_fork_would_not_see_runs_in_its_own_process(running_worker, tmp_path):
+    sock, log, _ = running_worker
+    status, text = run_itmbench(
+        ["world", "--config", json.dumps(WORLD), "--out", "items"], tmp_path, job_env(sock, OMP_NUM_THREADS="2")
+    )
+    assert status == 0, text and (tmp_path / "items").is_dir()
+    (declined,) = records(log)
+    assert declined["declined"] == "environment variable OMP_NUM_THREADS differs from the worker's"
+    # the per-job temporary directory is one the child sets: not a reason to decline
+    status, text = run_itmbench(["world", "--help"], tmp_path, job_env(sock, TMPDIR=str(tmp_path)))
+    assert status == 0 and records(log)[-1]["status"] == 0
+
+
+def test_no_worker_to_reach_means_the_command_runs_here(tmp_path):
+    status, text = run_itmbench(
+        ["world", "--config", json.dumps(WORLD), "--out", "items"], tmp_path, job_env(tmp_path / "no-such.sock")
+    )
+    assert status == 0, text and (tmp_path / "items").is_dir()
+
+
+def test_killing_the_job_kills_its_command(running_worker, tmp_path):
+    sock, log, server = running_worker
+    fifo = tmp_path / "claims.csv"
+    os.mkfifo(fifo)  # the command blocks opening it: a command still running when its job is killed
+    (tmp_path / "r.html").write_text("<html></html>")
+    args = ["index", "r.html", "--out", "index.html", "--claims", str(fifo)]
+    with open(tmp_path / "job.log", "w") as f:
+        client = subprocess.Popen([ITMBENCH, *args], cwd=tmp_path, env=job_env(sock), stdout=f, stderr=f)
+    assert wait_for(lambda: _has_child(server.pid), 30), "the command did not start in the worker"
+    client.send_signal(signal.SIGTERM)
+    client.wait(timeout=30)
+    assert wait_for(lambda: records(log), 30), "the worker did not record the killed command"
+    assert records(log)[-1]["status"] == 128 + signal.SIGTERM
+    assert not (tmp_path / "index.html").exists()
+
+
+def _has_child(pid: int) -> bool:
+    """Whether process `pid` (the worker) has a child right now (the forked command)."""
+    return subprocess.run(["pgrep", "-P", str(pid)], capture_output=True).returncode == 0
+
+
+def test_a_worker_whose_parent_is_gone_stops_and_removes_its_socket(tmp_path):
+    sock = tmp_path / "w.sock"
+    starter = (
+        "import os, subprocess, sys; from itmbench import worker; "
+        f"subprocess.Popen([sys.executable, '-m', 'itmbench.cli.serve_worker', {str(sock)!r}, str(os.getpid())], "
+        "env=worker.worker_env(dict(os.environ)), stdin=subprocess.DEVNULL)"
+    )
+    subprocess.run([sys.executable, "-c", starter], check=True)  # exits at once: the worker is orphaned
+    assert wait_for(sock.exists, 30)
+    assert wait_for(lambda: not sock.exists(), 60), "the orphaned worker is still serving"
+
+
+def test_a_run_of_a_few_jobs_or_with_the_switch_off_starts_no_worker(tmp_path, monkeypatch):
+    monkeypatch.delenv(worker.SOCKET_VAR, raising=False)
+    assert worker.start(log_dir=str(tmp_path), jobs=worker.MIN_JOBS - 1) is False
+    monkeypatch.setenv(worker.SWITCH_VAR, "0")
+    assert worker.start(log_dir=str(tmp_path), jobs=1000) is False
+    assert worker.SOCKET_VAR not in os.environ and not (tmp_path / "worker.log").exists()
