@@ -32,11 +32,12 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:
     return False
 
 
-@pytest.fixture
-def running_worker(tmp_path):
-    """A worker started as the Snakefile starts one (the run's environment, one-thread job variables)."""
-    sock = tmp_path / "w.sock"
-    log = tmp_path / "worker.jsonl"
+@pytest.fixture(scope="module")
+def shared_worker(tmp_path_factory):
+    """One worker for the module's tests (its imports cost seconds), started as the Snakefile starts one: the
+    run's environment with the one-thread job variables."""
+    folder = tmp_path_factory.mktemp("worker")
+    sock, log = folder / "w.sock", folder / "worker.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-m", "itmbench.cli.serve_worker", str(sock), str(os.getpid()), str(log)],
         env=BASE_ENV,
@@ -47,6 +48,26 @@ def running_worker(tmp_path):
     proc.terminate()
     proc.wait(timeout=30)
     assert not sock.exists(), "the stopped worker left its socket behind"
+
+
+class WorkerLog:
+    """The lines the worker writes from now on (the worker is shared by the module's tests)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.start = path, len(_lines(path))
+
+    def records(self) -> list[dict]:
+        return [json.loads(line) for line in _lines(self.path)[self.start :]]
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def running_worker(shared_worker):
+    sock, log, proc = shared_worker
+    return sock, WorkerLog(log), proc
 
 
 BASE_ENV = worker.worker_env({k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"})
@@ -70,8 +91,8 @@ def run_itmbench(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, 
     return status, log.read_text()
 
 
-def records(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+def records(log: WorkerLog) -> list[dict]:
+    return log.records()
 
 
 def test_a_command_the_worker_runs_writes_the_bytes_a_fresh_process_writes(running_worker, tmp_path):
