@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -181,3 +182,13 @@ def test_a_run_of_a_few_jobs_or_with_the_switch_off_starts_no_worker(tmp_path, m
     monkeypatch.setenv(worker.SWITCH_VAR, "0")
     assert worker.start(log_dir=str(tmp_path), jobs=1000) is False
     assert worker.SOCKET_VAR not in os.environ and not (tmp_path / "worker.log").exists()
+
+
+def test_a_request_the_worker_cannot_read_is_declined_not_run(running_worker):
+    sock, log, _ = running_worker
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(sock))
+        conn.sendall((1 << 40).to_bytes(8, "big"))  # a header larger than any request
+        assert json.loads(conn.makefile().readline()) == {"declined": "bad request"}
+    (declined,) = records(log)
+    assert declined["declined"].startswith("bad request") and "argv" not in declined

@@ -146,13 +146,20 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
     if size > _HEADER_MAX:
         raise ConnectionError(f"request of {size} bytes")
     data, fds, _flags, _addr = socket.recv_fds(conn, size, 3)
-    while len(data) < size:
-        chunk = conn.recv(size - len(data))
-        if not chunk:
-            raise ConnectionError("client closed during its request")
-        data += chunk
-    conn.settimeout(None)
-    return json.loads(data), fds
+    try:
+        while len(data) < size:
+            chunk = conn.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError("client closed during its request")
+            data += chunk
+        if len(fds) != 3:
+            raise ConnectionError(f"{len(fds)} file descriptors instead of the 3 standard streams")
+        conn.settimeout(None)
+        return json.loads(data), fds
+    except (OSError, ValueError):
+        for fd in fds:
+            os.close(fd)
+        raise
 
 
 def _run_child(request: dict, fds: list[int], run) -> int:
@@ -233,8 +240,10 @@ class Worker:
         conn, _ = self.listener.accept()
         try:
             request, fds = _read_request(conn)
-        except (OSError, ValueError) as err:
-            self.record({"error": f"bad request: {err}"})
+        except (OSError, ValueError) as err:  # the client runs the command itself, if it is still there
+            self.record({"declined": f"bad request: {err}"})
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps({"declined": "bad request"}).encode() + b"\n")
             conn.close()
             return
         reason = decline_reason(self.env, request)
@@ -253,8 +262,9 @@ class Worker:
             status = 3
             try:
                 signal.set_wakeup_fd(-1)
-                for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
-                    signal.signal(sig, signal.SIG_DFL)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in a fresh process
                 for closing in (self.listener, conn, *(c for c, _, _ in self.children.values())):
                     closing.close()
                 os.close(self.wake_r)
