@@ -137,6 +137,23 @@ def test_a_job_whose_environment_a_fork_would_not_see_runs_in_its_own_process(ru
     assert status == 0 and records(log)[-1]["status"] == 0
 
 
+def test_the_client_of_a_command_the_worker_runs_loads_no_stage_and_no_library(running_worker, tmp_path):
+    """What every job pays besides its command: the entry point imports the CLI package and the worker's client,
+    not the stage modules, numpy or pandas (the worker has them)."""
+    sock, log, _ = running_worker
+    client = (
+        "import sys, itmbench.cli\n"
+        "sys.argv = ['itmbench', 'world', '--help']\n"
+        "status = itmbench.cli.main()\n"
+        "print(status, sorted(m for m in sys.modules if m.split('.')[0] in ('itmbench', 'numpy', 'pandas', 'torch')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", client], cwd=tmp_path, env=job_env(sock), capture_output=True, text=True, check=True
+    )
+    assert out.stdout.splitlines()[-1] == "0 ['itmbench', 'itmbench.cli', 'itmbench.worker']", out.stdout
+    assert [r["argv"] for r in records(log)] == [["world", "--help"]]
+
+
 def test_no_worker_to_reach_means_the_command_runs_here(tmp_path):
     status, text = run_itmbench(
         ["world", "--config", json.dumps(WORLD), "--out", "items"], tmp_path, job_env(tmp_path / "no-such.sock")

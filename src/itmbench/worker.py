@@ -64,7 +64,7 @@ PRELOAD = (
     "torch",
     "open_clip",
     "matplotlib.pyplot",
-    "itmbench.cli",  # the stages' modules: loaded by the entry point already
+    "itmbench.cli",  # and its stage modules: serve's `warm` (the CLI builds its parser)
 )
 _HEADER_MAX = 1 << 20
 
@@ -83,9 +83,9 @@ def worker_env(base: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def decline_reason(own: dict[str, str], request: dict) -> str | None:
-    """Why a request must run in a fresh process instead (None: the worker can run it)."""
-    mine = identity()
+def decline_reason(own: dict[str, str], mine: dict[str, str], request: dict) -> str | None:
+    """Why a request must run in a fresh process instead of in the worker whose environment is `own` and whose
+    identity() is `mine` (None: the worker can run it)."""
     for key in ("prefix", "package"):
         if request.get(key) != mine[key]:
             return f"{key} {request.get(key)!r} is not the worker's {mine[key]!r}"
@@ -186,6 +186,7 @@ class Worker:
         self.run = run
         self.parent = parent
         self.env = dict(os.environ)
+        self.identity = identity()
         self.children: dict[int, tuple[socket.socket, list[str], float]] = {}
         # one line per command of this run (the last run that had a worker)
         self.log = open(log_path, "w", buffering=1) if log_path else None  # noqa: SIM115 - the worker's life
@@ -197,10 +198,12 @@ class Worker:
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
 
-    def preload(self) -> None:
+    def preload(self, warm=None) -> None:
         for name in PRELOAD:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
+        if warm is not None:
+            warm()
 
     def record(self, entry: dict) -> None:
         if self.log is not None:
@@ -246,7 +249,7 @@ class Worker:
                 conn.sendall(json.dumps({"declined": "bad request"}).encode() + b"\n")
             conn.close()
             return
-        reason = decline_reason(self.env, request)
+        reason = decline_reason(self.env, self.identity, request)
         if reason is not None:
             for fd in fds:
                 os.close(fd)
@@ -350,14 +353,14 @@ def start(log_dir: str = "logs", jobs: int = MIN_JOBS, python: str = sys.executa
     deadline = time.monotonic() + timeout
     while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    atexit.register(_stop, proc, folder)
+    atexit.register(_stop_worker, proc, folder)
     if not os.path.exists(path):
         return False
     os.environ[SOCKET_VAR] = path
     return True
 
 
-def _stop(proc: subprocess.Popen, folder: str) -> None:
+def _stop_worker(proc: subprocess.Popen, folder: str) -> None:
     os.environ.pop(SOCKET_VAR, None)
     if proc.poll() is None:
         proc.terminate()
@@ -369,10 +372,11 @@ def _stop(proc: subprocess.Popen, folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def serve(path: str, log_path: str | None, parent: int, run) -> None:
-    """Listen on `path`, preload, and run each command as `run(argv)` (`itmbench.cli.main`: its exit status) in a
-    forked child, until stopped or until process `parent` is gone."""
+def serve(path: str, log_path: str | None, parent: int, run, warm=None) -> None:
+    """Listen on `path`, preload (then call `warm()`, which loads what the commands import), and run each
+    command as `run(argv)` (`itmbench.cli.main`: its exit status) in a forked child, until stopped or until
+    process `parent` is gone."""
     worker = Worker(path, log_path, parent, run)
     print(f"itmbench worker {os.getpid()}: serving {path}", flush=True)
-    worker.preload()
+    worker.preload(warm)
     worker.serve()

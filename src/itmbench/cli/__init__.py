@@ -12,54 +12,39 @@ one line asking to report it with the command line).
 
 from __future__ import annotations
 
-import argparse
-import logging
-import shlex
+import importlib
 import sys
-import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from itmbench.cli import (
-    bison,
-    coco,
-    diff,
-    mcic_sweeps,
-    models,
-    negatives,
-    paper_figures,
-    predictions,
-    released,
-    report,
-    score,
-    share,
-    world,
-)
-from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
-from itmbench.io import removing_temps_on_signals
-from itmbench.sources.released import registry_overlay
 from itmbench.worker import forward
 
-log = logging.getLogger("itmbench")
+if TYPE_CHECKING:
+    import argparse
 
-# The stage modules, in the order their subcommands are listed.
+# The stage modules (itmbench.cli.<name>), in the order their subcommands are listed. A parser imports
+# them; the entry point does not until it runs a command itself, so that a job that a warm worker runs
+# (itmbench.worker) costs its own process no more than this package and the worker's client.
 STAGES = (
-    world,
-    models,
-    score,
-    report,
-    paper_figures,
-    mcic_sweeps,
-    bison,
-    released,
-    share,
-    predictions,
-    negatives,
-    diff,
+    "world",
+    "models",
+    "score",
+    "report",
+    "paper_figures",
+    "mcic_sweeps",
+    "bison",
+    "released",
+    "share",
+    "predictions",
+    "negatives",
+    "diff",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand: each stage module registers its own."""
+    import argparse
+
     p = argparse.ArgumentParser(prog="itmbench", description=__doc__.splitlines()[0])
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
@@ -69,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=func)
         return sp
 
-    for stage in STAGES:
-        stage.add_commands(add, sub)
-    coco.add_commands(add)
+    for name in STAGES:
+        importlib.import_module(f"itmbench.cli.{name}").add_commands(add, sub)
+    importlib.import_module("itmbench.cli.coco").add_commands(add)
     return p
 
 
@@ -81,7 +66,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = forward(sys.argv[1:])
         if status is not None:
             return status
-    argv = list(sys.argv[1:] if argv is None else argv)
+    return run(list(sys.argv[1:] if argv is None else argv))
+
+
+def run(argv: list[str]) -> int:
+    """Run one subcommand in this process (see main)."""
+    import contextlib
+    import logging
+    import shlex
+    import traceback
+
+    from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
+    from itmbench.io import removing_temps_on_signals
+    from itmbench.sources.released import registry_overlay
+
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -89,8 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum; --registry: an overlay's declarations
-        with removing_temps_on_signals(), registry_overlay(getattr(args, "registry", None)):
+        # SIGTERM/SIGINT: no temp file left behind, exit 128 + signum; --registry: an overlay's declarations (the
+        # packaged registry is parsed by the commands that read it, not by every command)
+        overlay = getattr(args, "registry", None)
+        with removing_temps_on_signals(), registry_overlay(overlay) if overlay else contextlib.nullcontext():
             args.func(args)
     except Exception as err:  # noqa: BLE001 - every failure ends in one of the two documented ways
         message = input_error_message(err)
