@@ -9,7 +9,7 @@ import torch
 
 from itmbench.metrics.intervals import wilson_interval
 from itmbench.metrics.retrieval import median_rank, recall_at_k, retrieval_summary
-from itmbench.scoring.retrieval import first_positive_ranks, top_k
+from itmbench.scoring.retrieval import first_k_best, first_positive_ranks, top_k
 
 
 def naive_first_positive_rank(sims: np.ndarray, positives: list[np.ndarray]) -> np.ndarray:
@@ -56,6 +56,29 @@ def test_top_k_matches_argsort():
     )
     expected = np.argsort(-(q @ g.T).numpy(), axis=1, kind="stable")[:, :5]
     assert np.array_equal(top_k(q, g, 5, chunk_size=3), expected)
+
+
+@pytest.mark.parametrize("levels", [3, 50, None])
+def test_first_k_best_equals_a_filtered_full_stable_sort(levels):
+    """No row sorted whole, yet the same columns as `np.argsort(-x, kind="stable")` filtered: ties on a few
+    levels, signed zeros, infinities, a row with fewer allowed columns than k, rows with a NaN."""
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 1, size=(40, 60))
+    if levels is not None:
+        x = np.round(x * levels) / levels
+        x[x == 0] = rng.choice([0.0, -0.0], size=int((x == 0).sum()))
+    x[3, :10] = -np.inf
+    x[4, 20:25] = np.inf
+    excluded = rng.random(x.shape) < 0.3
+    excluded[5, :55] = True
+    for frame in (x, np.where(rng.random(x.shape) < 0.01, np.nan, x)):
+        for k in (1, 7, 12, 60, 80):
+            for mask in (excluded, None):
+                got = first_k_best(frame, k, mask)
+                for r in range(len(frame)):
+                    order = np.argsort(-frame[r], kind="stable")
+                    keep = order if mask is None else order[~mask[r][order]]
+                    assert got[r].tolist() == keep[:k].tolist()
 
 
 def test_recall_and_median_rank_by_hand():

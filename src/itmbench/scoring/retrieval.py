@@ -48,11 +48,6 @@ class _Numpy:
         return x.sum(axis=1)
 
     @staticmethod
-    def order_best_first(x: np.ndarray) -> np.ndarray:
-        # a stable sort of the negated scores: best first, ties by lower index (as torch's stable descending sort)
-        return np.argsort(-x, axis=1, kind="stable")
-
-    @staticmethod
     def to_numpy(x: np.ndarray) -> np.ndarray:
         return x
 
@@ -148,17 +143,47 @@ def first_positive_ranks(
     return ranks
 
 
+def first_k_best(x: np.ndarray, k: int, excluded: np.ndarray | None = None) -> list[np.ndarray]:
+    """Per row of `x`, the columns of its `k` best scores not `excluded`, best first, ties by lower column.
+
+    Exactly `order[~excluded[r][order]][:k]` with `order = np.argsort(-x[r], kind="stable")` (fewer than
+    `k` where fewer are allowed), without sorting whole rows: only the columns at or above a row's k-th
+    best allowed score can be among its first k, and only they are sorted. Rows with a NaN (which a full
+    sort puts last) are sorted whole.
+    """
+    n_rows, n_cols = x.shape
+    if excluded is None:
+        excluded = np.zeros(x.shape, dtype=bool)
+    if n_rows == 0 or n_cols == 0 or k <= 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(n_rows)]
+    if np.isnan(x).any():
+        order = np.argsort(-x, axis=1, kind="stable")
+        return [order[r][~excluded[r][order[r]]][:k] for r in range(n_rows)]
+    allowed = np.where(excluded, -np.inf, x)
+    kk = min(k, n_cols)
+    kth = -np.partition(-allowed, kk - 1, axis=1)[:, kk - 1]
+    rows, cols = np.nonzero(~excluded & (allowed >= kth[:, None]))
+    order = np.lexsort((cols, -x[rows, cols], rows))
+    rows, cols = rows[order], cols[order].astype(np.int64)
+    starts = np.searchsorted(rows, np.arange(n_rows + 1))
+    return [cols[starts[r] : min(starts[r] + k, starts[r + 1])] for r in range(n_rows)]
+
+
 def top_k(queries: Matrix, gallery: Matrix, k: int, chunk_size: int = 1024) -> np.ndarray:
     """Indices [Q, k] of each query's k best gallery items, best first (ties by lower index).
 
-    numpy arrays are ranked with numpy, torch tensors with torch on their device, in query chunks.
+    numpy arrays are ranked with numpy (`first_k_best`: no row sorted whole), torch tensors with torch
+    on their device (a stable sort of each row), in query chunks.
     """
     xp = _backend(queries, gallery)
     k = min(k, gallery.shape[0])
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
         sims = queries[start : start + chunk_size] @ gallery.T
-        out[start : start + len(sims)] = xp.to_numpy(xp.order_best_first(sims)[:, :k])
+        if isinstance(xp, _Numpy):
+            out[start : start + len(sims)] = np.array(first_k_best(sims, k), dtype=np.int64).reshape(len(sims), k)
+        else:
+            out[start : start + len(sims)] = xp.to_numpy(xp.order_best_first(sims)[:, :k])
     return out
 
 

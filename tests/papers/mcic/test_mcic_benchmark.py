@@ -204,6 +204,24 @@ def test_decoys_equal_a_naive_algorithm_1(world, tables):
     assert construction[("dev", "captions")] == 5 * WORLD.n_val
 
 
+def test_ranks_among_pv_neighbours_equal_a_full_stable_sort():
+    """`positions_in_order` (the mgs-rank's positions, no sort) against `np.argsort(-cos, kind="stable")`,
+    with ties (cosines on a few levels, signed zeros)."""
+    rng = np.random.default_rng(7)
+    for levels in (3, 50, None):
+        cos = rng.uniform(-1, 1, size=(40, 60))
+        if levels is not None:
+            cos = np.round(cos * levels) / levels
+            cos[cos == 0] = rng.choice([0.0, -0.0], size=int((cos == 0).sum()))
+        for r in range(len(cos)):
+            own = int(rng.integers(cos.shape[1]))
+            members = np.flatnonzero((rng.random(cos.shape[1]) < 0.2) & (np.arange(cos.shape[1]) != own))
+            order = np.argsort(-cos[r], kind="stable")
+            rest = order[order != own]
+            expected = [int(np.flatnonzero(rest == m)[0]) for m in members]
+            assert mcic_build.positions_in_order(cos[r], own, members).tolist() == expected
+
+
 def _chosen_lambda(tables) -> float:
     search = tables["lambda_search"]
     assert search["chosen"].sum() == 1

@@ -63,6 +63,7 @@ import pandas as pd
 from itmbench.papers.mcic.canonical import _DTYPES, TABLE_COLUMNS, items_of
 from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig
 from itmbench.papers.mcic.optimize_score import LAMBDA_SEARCH_COLUMNS, Neighbourhoods, optimize_score
+from itmbench.scoring.retrieval import first_k_best
 from itmbench.world.generate import World
 
 if TYPE_CHECKING:
@@ -198,6 +199,16 @@ def _crc32(text: str) -> int:
 # Construction (Algorithm 1).
 
 
+def positions_in_order(cos: np.ndarray, own: int, members: np.ndarray) -> np.ndarray:
+    """0-based positions of the columns `members` in a row's order (cosine descending, ties by column),
+    the column `own` left out: what `np.argsort(-cos, kind="stable")` would give, with no sort."""
+    c = cos[members][:, None]
+    cols = np.arange(cos.size)
+    before = (cos[None, :] > c) | ((cos[None, :] == c) & (cols[None, :] < members[:, None]))
+    own_before = (cos[own] > c[:, 0]) | ((cos[own] == c[:, 0]) & (own < members))
+    return before.sum(axis=1) - own_before
+
+
 def _caption_index(caps: pd.DataFrame) -> np.ndarray:
     """k of each caption among its image's captions (caption-id order)."""
     return caps.groupby("image_id", sort=False)["caption_id"].rank(method="first").to_numpy(dtype=np.int64) - 1
@@ -230,15 +241,12 @@ def _select_decoys(
         cos = target_vecs[start:stop] @ pool_vecs.T
         same_image = target_image[start:stop, None] == pool_image[None, :]
         # rank by cosine, ties by pool position (caption id order); itself excluded from the mgs-rank
-        order = np.argsort(-cos, axis=1, kind="stable")
-        chunk_neighbours = []
         for r in range(stop - start):
-            row_order = order[r]
-            own = row_order[pool_ids[row_order] != target_ids[start + r]]
-            co = np.flatnonzero(same_image[r][own])
+            own = target_rows[start + r]
+            co = np.flatnonzero(same_image[r] & (pool_ids != target_ids[start + r]))
             if co.size:
-                mgs_ranks.append(float(co.mean() + 1))
-            chunk_neighbours.append(row_order[~same_image[r][row_order]][:k])
+                mgs_ranks.append(float(np.sort(positions_in_order(cos[r], own, co)).mean() + 1))
+        chunk_neighbours = first_k_best(cos, k, same_image)
         sizes = [nb.size for nb in chunk_neighbours]
         flat = np.concatenate(chunk_neighbours) if chunk_neighbours else np.zeros(0, np.int64)
         refs = np.repeat(target_rows[start:stop], sizes)
@@ -293,10 +301,8 @@ def search_neighbourhoods(
     for start in range(0, len(targets), chunk):
         stop = min(start + chunk, len(targets))
         cos = target_vecs[start:stop] @ pool_vecs.T
-        order = np.argsort(-cos, axis=1, kind="stable")
-        neighbours = np.stack(
-            [order[r][pool_ids[order[r]] != target_ids[start + r]][:k] for r in range(stop - start)]
-        ) if stop > start else np.zeros((0, k), np.int64)  # fmt: skip
+        itself = pool_ids[None, :] == target_ids[start:stop, None]
+        neighbours = np.stack(first_k_best(cos, k, itself)) if stop > start else np.zeros((0, k), np.int64)
         refs = np.repeat(target_rows[start:stop], k)
         bleu_out[start:stop] = grams.bleu(neighbours.ravel(), refs, cfg.bleu_smoothing).reshape(-1, k)
         cos_out[start:stop] = np.take_along_axis(cos, neighbours, axis=1)
