@@ -154,6 +154,28 @@ def test_the_client_of_a_command_the_worker_runs_loads_no_stage_and_no_library(r
     assert [r["argv"] for r in records(log)] == [["world", "--help"]]
 
 
+def test_the_worker_loads_every_module_and_the_params_schema_before_its_first_command(tmp_path):
+    """What a child would otherwise import and parse again (most jobs validate their params against the schema,
+    a YAML file PyYAML parses in pure Python): after `warm`, every itmbench module is loaded and the schema is
+    parsed, so a forked child finds them."""
+    probe = (
+        "import json, pkgutil, sys, itmbench\n"
+        "from itmbench.cli.serve_worker import warm\n"
+        "from itmbench import params\n"
+        "warm()\n"
+        "names = [m.name for m in pkgutil.walk_packages(itmbench.__path__, 'itmbench.')]\n"
+        "print(json.dumps({'modules': len(names), 'missing': [n for n in names if n not in sys.modules],\n"
+        "    'schema': params._schema.cache_info().currsize,\n"
+        "    'validator': params._validator_class.cache_info().currsize}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=BASE_ENV, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert loaded["modules"] > 100
+    assert loaded["missing"] == ["itmbench.cli.__main__"]  # the entry point's script runs a command when imported
+    assert loaded["schema"] == loaded["validator"] == 1
+
+
 def test_no_worker_to_reach_means_the_command_runs_here(tmp_path):
     status, text = run_itmbench(
         ["world", "--config", json.dumps(WORLD), "--out", "items"], tmp_path, job_env(tmp_path / "no-such.sock")

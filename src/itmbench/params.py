@@ -97,6 +97,12 @@ def _schema() -> dict[str, Any]:
     return load_yaml(SCHEMA_FILE)
 
 
+def load_schema() -> None:
+    """Parse the schema and build its validator class now (the warm worker does, once for all its jobs)."""
+    _schema()
+    _validator_class()
+
+
 def schema() -> dict[str, Any]:
     """The parsed params schema (a fresh copy: callers may change it)."""
     return copy.deepcopy(_schema())

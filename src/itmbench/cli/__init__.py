@@ -69,8 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(list(sys.argv[1:] if argv is None else argv))
 
 
-def run(argv: list[str]) -> int:
-    """Run one subcommand in this process (see main)."""
+def run(argv: list[str], parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one subcommand in this process (see main), parsed by `parser` (default: a new `build_parser()`; the
+    warm worker's children use the one it built before forking them)."""
     import contextlib
     import logging
     import shlex
@@ -80,7 +81,7 @@ def run(argv: list[str]) -> int:
     from itmbench.io import removing_temps_on_signals
     from itmbench.sources.released import registry_overlay
 
-    args = build_parser().parse_args(argv)
+    args = (parser or build_parser()).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
