@@ -4,9 +4,11 @@ Prints, per revision and over --runs repetitions (revisions interleaved within e
 that the machine's drifting speed hits both alike), the median CPU seconds (user + system of the
 whole `snakemake` process tree), wall seconds, the peak resident memory of the largest job, the
 number of jobs, and per rule the median job seconds and CPU seconds from Snakemake's own benchmark
-files (for the jobs a worker ran, their CPU is the worker's: the per-command figures of its log are printed
-too). Without --rev it times the working tree; each --rev (a commit, branch or tag) is exported
-with `git archive` and run with its own `src/` first on PYTHONPATH.
+files (for the jobs a worker ran, their CPU is the worker's: the per-command figures of its log are
+printed too). With two revisions it also sets apart the CPU of the later one's jobs whose outputs
+the first one's DAG lacks (work added since), for a like-for-like ratio. Without --rev it times the
+working tree; each --rev (a commit, branch or tag) is exported with `git archive` and run with its
+own `src/` first on PYTHONPATH.
 
 Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
        [--keep DIR] [--json FILE]
@@ -81,6 +83,47 @@ def worker_figures(run_dir: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def dag_jobs(run_dir: Path, cmd: list[str], env: dict[str, str]) -> dict[str, list[str]]:
+    """The finished run's jobs (`snakemake --summary`): each job's key (rule and log, or its first output) and
+    its outputs, to tell which jobs one revision's DAG has that another's lacks."""
+    res = subprocess.run([*cmd, "--summary"], cwd=run_dir, capture_output=True, text=True, env=env)
+    jobs: dict[str, list[str]] = {}
+    if res.returncode != 0:  # the timing stands without it
+        print(f"snakemake --summary failed in {run_dir}:\n{res.stderr[-2000:]}", file=sys.stderr)
+        return jobs
+    for line in res.stdout.splitlines()[1:]:
+        fields = line.split("\t")
+        if len(fields) < 4:
+            continue
+        output, rule, logs = fields[0], fields[2], fields[3]
+        key = f"{rule} {logs}" if logs and logs != "-" else f"{rule} {output}"
+        jobs.setdefault(key, []).append(output)
+    return jobs
+
+
+def worker_records(run_dir: Path) -> list[dict]:
+    """Each command the worker ran: its argv and exact CPU seconds."""
+    log = run_dir / "logs/worker.jsonl"
+    records = [json.loads(line) for line in (log.read_text().splitlines() if log.exists() else [])]
+    return [{"argv": r["argv"], "cpu_s": r.get("user_s", 0.0) + r.get("sys_s", 0.0)} for r in records if "status" in r]
+
+
+def added_jobs_cpu(base: dict, run: dict) -> tuple[int, int, float]:
+    """The jobs of `run` with no output in `base`'s DAG (work a later revision added): how many, how many of
+    them the worker ran (an argv naming one of their outputs), and those commands' CPU seconds."""
+    base_outputs = {o for outs in base["dag_jobs"].values() for o in outs}
+    added = [outs for outs in run["dag_jobs"].values() if not base_outputs.intersection(outs)]
+    outputs = {o.rstrip("/") for outs in added for o in outs}
+    matched, cpu = set(), 0.0
+    for record in run["worker_records"]:
+        tokens = {t.rstrip("/") for a in record["argv"] for t in a.replace("=", " ").replace(",", " ").split()}
+        hits = tokens & outputs
+        if hits:
+            matched.update(i for i, outs in enumerate(added) if hits.intersection(o.rstrip("/") for o in outs))
+            cpu += record["cpu_s"]
+    return len(added), len(matched), cpu
+
+
 def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
         d = Path(tmp)
@@ -103,7 +146,10 @@ def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = 
             for part in ("results/world/tables", "results/world/metrics", "reports"):
                 shutil.copytree(d / part, keep / part)
         rules = rule_figures(d)
+        summary_cmd = [*cmd[:3], "--cores", "1", *cmd[7:]]  # the run's own --configfile, if any
         return {
+            "dag_jobs": dag_jobs(d, summary_cmd, env),
+            "worker_records": worker_records(d),
             "wall_s": wall,
             "user_s": after.ru_utime - before.ru_utime,
             "sys_s": after.ru_stime - before.ru_stime,
@@ -161,6 +207,15 @@ def main(argv: list[str] | None = None) -> int:
         a, b = (statistics.median(r["cpu_s"] for r in runs[k]) for k in labels)
         wa, wb = (statistics.median(r["wall_s"] for r in runs[k]) for k in labels)
         print(f"\n{labels[1]} / {labels[0]}: CPU {b / a:.2f}x, wall {wb / wa:.2f}x")
+        # work the later revision's DAG added: its CPU (from the worker's log) set apart, for a like-for-like ratio
+        added = [added_jobs_cpu(runs[labels[0]][0], r) for r in runs[labels[1]]]
+        added_cpu = statistics.median(x[2] for x in added)
+        same = statistics.median(r["cpu_s"] - x[2] for r, x in zip(runs[labels[1]], added))
+        print(
+            f"{labels[1]}: {added[0][0]} jobs whose outputs {labels[0]}'s DAG lacks ({added[0][1]} of them run in the "
+            f"worker), {added_cpu:.0f} s of CPU in the worker (median); without them {same:.0f} s: "
+            f"{same / a:.2f}x {labels[0]}'s CPU (Snakemake's and the clients' share of those jobs still counted)"
+        )
     rules = sorted({rule for rs in runs.values() for r in rs for rule in r["per_rule"]})
     print("\nper rule (summed over its jobs), median: jobs, job seconds, CPU seconds")
     print(f"  {'rule':<28}" + "".join(f"{label[:24]:>26}" for label in labels))
