@@ -1,6 +1,6 @@
 """`python -m itmbench.cli.serve_worker SOCKET PARENT_PID [LOG]`: the warm worker (itmbench.worker) of one
-Snakemake run, running each command it is given with this package's `main`. `itmbench.worker.start` starts
-it; it is not a command of its own."""
+Snakemake run, running each command it is given with this package's `run` and the parser `warm` built.
+`itmbench.worker.start` starts it; it is not a command of its own."""
 
 import contextlib
 import importlib

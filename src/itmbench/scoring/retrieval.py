@@ -148,8 +148,8 @@ def first_k_best(x: np.ndarray, k: int, excluded: np.ndarray | None = None) -> l
 
     Exactly `order[~excluded[r][order]][:k]` with `order = np.argsort(-x[r], kind="stable")` (fewer than
     `k` where fewer are allowed), without sorting whole rows: only the columns at or above a row's k-th
-    best allowed score can be among its first k, and only they are sorted. Rows with a NaN (which a full
-    sort puts last) are sorted whole.
+    best allowed score can be among its first k, and only they are sorted. A matrix with a NaN (which a
+    full sort puts last) is sorted whole.
     """
     n_rows, n_cols = x.shape
     if excluded is None:
