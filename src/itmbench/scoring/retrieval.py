@@ -48,6 +48,11 @@ class _Numpy:
         return x.sum(axis=1)
 
     @staticmethod
+    def best_k(x: np.ndarray, k: int) -> np.ndarray:
+        # `first_k_best`: the columns of a full stable sort's first k, without sorting whole rows
+        return np.array(first_k_best(x, k), dtype=np.int64).reshape(len(x), k)
+
+    @staticmethod
     def to_numpy(x: np.ndarray) -> np.ndarray:
         return x
 
@@ -76,8 +81,9 @@ class _Torch:
     def row_count(x: torch.Tensor) -> torch.Tensor:
         return x.sum(dim=1)
 
-    def order_best_first(self, x: torch.Tensor) -> torch.Tensor:
-        return self.torch.sort(x, dim=1, descending=True, stable=True).indices
+    def best_k(self, x: torch.Tensor, k: int) -> torch.Tensor:
+        # a stable descending sort: best first, ties by lower index (as first_k_best)
+        return self.torch.sort(x, dim=1, descending=True, stable=True).indices[:, :k]
 
     @staticmethod
     def to_numpy(x: torch.Tensor) -> np.ndarray:
@@ -180,10 +186,7 @@ def top_k(queries: Matrix, gallery: Matrix, k: int, chunk_size: int = 1024) -> n
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
         sims = queries[start : start + chunk_size] @ gallery.T
-        if isinstance(xp, _Numpy):
-            out[start : start + len(sims)] = np.array(first_k_best(sims, k), dtype=np.int64).reshape(len(sims), k)
-        else:
-            out[start : start + len(sims)] = xp.to_numpy(xp.order_best_first(sims)[:, :k])
+        out[start : start + len(sims)] = xp.to_numpy(xp.best_k(sims, k))
     return out
 
 
