@@ -230,7 +230,6 @@ def _select_decoys(
     pool_text = pool["text"].to_numpy()
     pool_ids = pool["caption_id"].to_numpy()
     target_image = targets["image_id"].to_numpy()
-    target_ids = targets["caption_id"].to_numpy()
     n_pool = len(pool)
     k = min(cfg.neighbourhood, n_pool)
     out: list[list[tuple[int, float, float, float]]] = []
@@ -243,9 +242,10 @@ def _select_decoys(
         # rank by cosine, ties by pool position (caption id order); itself excluded from the mgs-rank
         for r in range(stop - start):
             own = target_rows[start + r]
-            co = np.flatnonzero(same_image[r] & (pool_ids != target_ids[start + r]))
+            co = np.flatnonzero(same_image[r])
+            co = co[co != own]
             if co.size:
-                mgs_ranks.append(float(np.sort(positions_in_order(cos[r], own, co)).mean() + 1))
+                mgs_ranks.append(float(positions_in_order(cos[r], own, co).mean() + 1))
         chunk_neighbours = first_k_best(cos, k, same_image)
         sizes = [nb.size for nb in chunk_neighbours]
         flat = np.concatenate(chunk_neighbours) if chunk_neighbours else np.zeros(0, np.int64)
