@@ -72,15 +72,20 @@ def worker_figures(run_dir: Path) -> dict[str, dict[str, float]]:
     seconds and CPU seconds, exact (the worker's wait4 of each child). Snakemake's benchmark files of those jobs
     hold their wall time only: their CPU is spent in the worker's children, not in the job's processes."""
     out: dict[str, dict[str, float]] = {}
-    log = run_dir / "logs/worker.jsonl"
-    for line in log.read_text().splitlines() if log.exists() else []:
-        entry = json.loads(line)
+    for entry in worker_log(run_dir):
         command = entry["argv"][0] if "status" in entry else "(declined)"
         fig = out.setdefault(command, {"jobs": 0, "s": 0.0, "cpu_s": 0.0})
         fig["jobs"] += 1
         fig["s"] += entry.get("wall_s", 0.0)
-        fig["cpu_s"] += entry.get("user_s", 0.0) + entry.get("sys_s", 0.0)
+        fig["cpu_s"] += entry["cpu_s"]
     return out
+
+
+def worker_log(run_dir: Path) -> list[dict]:
+    """The lines of the worker's log (none where the revision has no worker), each with its CPU seconds."""
+    log = run_dir / "logs/worker.jsonl"
+    entries = [json.loads(line) for line in (log.read_text().splitlines() if log.exists() else [])]
+    return [{**e, "cpu_s": e.get("user_s", 0.0) + e.get("sys_s", 0.0)} for e in entries]
 
 
 def dag_jobs(run_dir: Path, cmd: list[str], env: dict[str, str]) -> dict[str, list[str]]:
@@ -99,13 +104,6 @@ def dag_jobs(run_dir: Path, cmd: list[str], env: dict[str, str]) -> dict[str, li
         key = f"{rule} {logs}" if logs and logs != "-" else f"{rule} {output}"
         jobs.setdefault(key, []).append(output)
     return jobs
-
-
-def worker_records(run_dir: Path) -> list[dict]:
-    """Each command the worker ran: its argv and exact CPU seconds."""
-    log = run_dir / "logs/worker.jsonl"
-    records = [json.loads(line) for line in (log.read_text().splitlines() if log.exists() else [])]
-    return [{"argv": r["argv"], "cpu_s": r.get("user_s", 0.0) + r.get("sys_s", 0.0)} for r in records if "status" in r]
 
 
 def added_jobs_cpu(base: dict, run: dict) -> tuple[int, int, float]:
@@ -128,10 +126,11 @@ def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = 
     with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
         d = Path(tmp)
         fresh_copy(tree, d)
-        cmd = [sys.executable, "-m", "snakemake", "--cores", cores, "--quiet", "all"]
+        snakemake, override = [sys.executable, "-m", "snakemake"], []
         if configfile:
             shutil.copy(configfile, d / "override.yaml")
-            cmd += ["--configfile", "override.yaml"]
+            override = ["--configfile", "override.yaml"]
+        cmd = [*snakemake, "--cores", cores, "--quiet", "all", *override]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), *filter(None, [env.get("PYTHONPATH")])])
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -146,10 +145,11 @@ def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = 
             for part in ("results/world/tables", "results/world/metrics", "reports"):
                 shutil.copytree(d / part, keep / part)
         rules = rule_figures(d)
-        summary_cmd = [*cmd[:3], "--cores", "1", *cmd[7:]]  # the run's own --configfile, if any
         return {
-            "dag_jobs": dag_jobs(d, summary_cmd, env),
-            "worker_records": worker_records(d),
+            "dag_jobs": dag_jobs(d, [*snakemake, "--cores", "1", *override], env),
+            "worker_records": [
+                {"argv": e["argv"], "cpu_s": e["cpu_s"]} for e in worker_log(d) if "status" in e
+            ],  # the commands it ran
             "wall_s": wall,
             "user_s": after.ru_utime - before.ru_utime,
             "sys_s": after.ru_stime - before.ru_stime,
