@@ -91,25 +91,59 @@ def intervals_label(metrics: WorldMetrics, paper: str) -> str:
 def metric_series(
     docs: Mapping[str, Mapping[str, Any]], models: Sequence[str], name: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Values and 2xN error-bar lengths of one metric over models (NaN where a model lacks it)."""
+    """Values and 2xN interval ends (lower, upper) of one metric over models (NaN where a model lacks either)."""
     values, lo, hi = [], [], []
     for m in models:
         entry = docs[m].get("metrics", {}).get(name) or {}
-        v = float(entry.get("value", math.nan))
-        values.append(v)
-        lo.append(float(entry.get("lo", v) if entry.get("lo") is not None else v))
-        hi.append(float(entry.get("hi", v) if entry.get("hi") is not None else v))
-    values_a = np.asarray(values)
-    err = np.vstack([values_a - np.asarray(lo), np.asarray(hi) - values_a])
-    return values_a, np.clip(np.nan_to_num(err), 0, None)
+        values.append(float(entry.get("value", math.nan)))
+        lo.append(math.nan if entry.get("lo") is None else float(entry["lo"]))
+        hi.append(math.nan if entry.get("hi") is None else float(entry["hi"]))
+    return np.asarray(values), np.vstack([lo, hi])
+
+
+def interval_bounds(frame) -> np.ndarray:
+    """The 2xN interval ends (lower, upper) of a figure table's `lo` and `hi` columns."""
+    return np.vstack([frame["lo"].to_numpy(dtype=float), frame["hi"].to_numpy(dtype=float)])
+
+
+def draw_intervals(ax, positions, bounds, *, horizontal: bool = False, color="black", capsize: float = 2.0) -> None:
+    """Whiskers from each interval's lower end to its upper end, at `positions` on the other axis.
+
+    Drawn from the ends themselves, not as value - lower and upper - value: a percentile bootstrap interval
+    need not contain its estimate (its lower end can lie above the value), and matplotlib refuses negative
+    error lengths. An interval with a missing end is not drawn; one whose lower end lies above its upper
+    end is a bug in whatever computed it.
+    """
+    lo, hi = np.asarray(bounds, dtype=float)
+    positions = np.broadcast_to(np.asarray(positions, dtype=float), lo.shape)
+    keep = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(positions)
+    if (lo[keep] > hi[keep]).any():
+        bad = np.flatnonzero(keep & (lo > hi))[0]
+        raise RuntimeError(
+            f"interval {bad} has its lower end {float(lo[bad])!r} above its upper end {float(hi[bad])!r}"
+        )
+    if not keep.any():
+        return
+    centre, half = (lo[keep] + hi[keep]) / 2, (hi[keep] - lo[keep]) / 2
+    if horizontal:
+        ax.errorbar(centre, positions[keep], xerr=half, fmt="none", ecolor=color, capsize=capsize)
+    else:
+        ax.errorbar(positions[keep], centre, yerr=half, fmt="none", ecolor=color, capsize=capsize)
+
+
+def interval_bars(ax, x, values, bounds, width: float, *, capsize: float = 2.0, **bar_options) -> None:
+    """Bars of `values` at `x` with the intervals `bounds` (2xN lower, upper ends) drawn as whiskers."""
+    ax.bar(x, values, width, **bar_options)
+    draw_intervals(ax, x, bounds, capsize=capsize)
 
 
 def grouped_bars(ax, labels: Sequence[str], series: Sequence[tuple[str, np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Bars per label, one per series, with interval whiskers; returns the x positions of the labels."""
+    """Bars per label, one per series (name, values, 2xN interval ends), with interval whiskers; returns the x
+    positions of the labels."""
     x = np.arange(len(labels), dtype=float)
     width = 0.8 / max(1, len(series))
-    for i, (name, values, err) in enumerate(series):
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=2, color=COLOURS[i % 4], label=name)
+    for i, (name, values, bounds) in enumerate(series):
+        interval_bars(ax, x - 0.4 + width * (i + 0.5), values, bounds, width, color=COLOURS[i % 4], label=name)
     ax.set_xticks(x, labels, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
     return x
 

@@ -13,8 +13,11 @@ import numpy as np
 
 from itmbench.errors import InputError
 from itmbench.papers.figures import (
+    draw_intervals,
     figure_style,
     grouped_bars,
+    interval_bars,
+    interval_bounds,
     intervals_label,
     metric_series,
     model_label,
@@ -67,12 +70,6 @@ DATA_FIGURE_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _whiskers(rows) -> np.ndarray:
-    values = rows["value"].to_numpy(dtype=float)
-    lo, hi = rows["lo"].to_numpy(dtype=float), rows["hi"].to_numpy(dtype=float)
-    return np.vstack([np.nan_to_num(values - lo), np.nan_to_num(hi - values)])
-
-
 def _panel_series(frame, panel: str):
     rows = frame[frame["panel"].astype(str) == panel]
     bins = list(dict.fromkeys(rows["bin"].astype(str)))
@@ -80,7 +77,7 @@ def _panel_series(frame, panel: str):
     for group in dict.fromkeys(rows["column"].astype(str)):
         part = rows[rows["column"].astype(str) == group]
         part = part.set_index(part["bin"].astype(str)).reindex(bins)
-        series.append((group, part["value"].to_numpy(dtype=float), _whiskers(part)))
+        series.append((group, part["value"].to_numpy(dtype=float), interval_bounds(part)))
     return bins, series
 
 
@@ -105,7 +102,7 @@ def _model_series(frame):
     series = []
     for kind in dict.fromkeys(frame["column"].astype(str)):
         part = frame[frame["column"].astype(str) == kind].set_index("row").reindex(models)
-        series.append((kind, part["value"].to_numpy(dtype=float), _whiskers(part)))
+        series.append((kind, part["value"].to_numpy(dtype=float), interval_bounds(part)))
     return models, series
 
 
@@ -116,8 +113,8 @@ def figure9(frame, source: str):
     ax = axes[0, 0]
     x = np.arange(len(models), dtype=float)
     width = 0.8 / max(1, len(series))
-    for i, (name, values, err) in enumerate(series):  # five perturbations: five colours (grouped_bars cycles four)
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=2, color=f"C{i}", label=name)
+    for i, (name, values, bounds) in enumerate(series):  # five perturbations: five colours (grouped_bars cycles four)
+        interval_bars(ax, x - 0.4 + width * (i + 0.5), values, bounds, width, color=f"C{i}", label=name)
     ax.set_xticks(x, models, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
     ax.set_ylim(0, 100)
     ax.set_ylabel("predictions changed (%)")
@@ -194,16 +191,15 @@ def figure4(frame, source: str):
             name = str(rows["column"].iloc[0]).split(":", 1)[0] if len(rows) else model
             rho = part[(part["statistic"] == "spearman") & (part["model"] == model) & (part["metric"] == metric)]
             rho_text = f" (Spearman {float(rho['value'].iloc[0]):.2f})" if len(rho) else ""
-            ax.errorbar(
+            ax.plot(
                 centres,
                 rows["value"].to_numpy(float),
-                yerr=_whiskers(rows),
                 marker="o",
                 markersize=3,
-                capsize=2,
                 color=f"C{m}",
                 label=f"{name}: {METRIC_NAMES.get(metric, metric)}{rho_text}",
             )
+            draw_intervals(ax, centres, interval_bounds(rows), color=f"C{m}")
         for _, row in part[part["statistic"] == "mean"].iterrows():
             printed = str(row["model"]) == "printed"
             ax.axhline(

@@ -24,6 +24,8 @@ from itmbench.errors import InputError
 from itmbench.papers.figures import (
     figure_style,
     grouped_bars,
+    interval_bars,
+    interval_bounds,
     intervals_label,
     metric_series,
     model_label,
@@ -82,8 +84,8 @@ def plot_gpt4v_accuracy(data: pd.DataFrame, prefix: str | os.PathLike, dpi: int 
     for i, order in enumerate(orders):
         part = data[data["order"] == order].set_index("subset").reindex(subsets)
         values = part["accuracy"].to_numpy(float)
-        err = np.vstack([values - part["lo"].to_numpy(float), part["hi"].to_numpy(float) - values])
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=2, color=ORDER_COLOURS[order], label=order)
+        interval_bars(ax, x - 0.4 + width * (i + 0.5), values, interval_bounds(part), width,
+                      color=ORDER_COLOURS[order], label=order)  # fmt: skip
     means = data[data["order"] == MEAN_OF_ORDERS].set_index("subset").reindex(subsets)["accuracy"].to_numpy(float)
     if np.isfinite(means).any():
         ax.scatter(x, means, marker="D", color="black", s=14, zorder=3, label="mean of orders")

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 import numpy as np
 
 from itmbench.papers.eccv.tables import ECCV_TABLE5_WORLD, eccv_table5_models
-from itmbench.papers.figures import COLOURS, intervals_label, metric_series, model_label, new_figure
+from itmbench.papers.figures import (
+    COLOURS,
+    draw_intervals,
+    interval_bounds,
+    intervals_label,
+    metric_series,
+    model_label,
+    new_figure,
+)
 from itmbench.papers.world_cells import WorldMetrics
 
 
@@ -20,14 +28,16 @@ def eccv_figure(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[s
     if len(models) < 2:
         raise ValueError(f"ECCV ranking figure needs >= 2 image-text models with every metric, got {models}")
     r1_name, map_name = ECCV_TABLE5_WORLD["COCO 5K R@1"], ECCV_TABLE5_WORLD["ECCV mAP@R"]
-    r1, r1_err = metric_series(docs, models, r1_name)
-    map_r, map_err = metric_series(docs, models, map_name)
+    r1, r1_bounds = metric_series(docs, models, r1_name)
+    map_r, map_bounds = metric_series(docs, models, map_name)
     tau = float(kendalltau(r1, map_r, variant="b").statistic)
     fig, axes = new_figure(9.0, 3.8, ncols=2)
     ax = axes[0, 0]
     for i, m in enumerate(models):
-        ax.errorbar(r1[i], map_r[i], xerr=r1_err[:, i : i + 1], yerr=map_err[:, i : i + 1], fmt="o", capsize=2,
-                    color=COLOURS[i % 4])  # fmt: skip
+        colour = COLOURS[i % 4]
+        ax.plot(r1[i], map_r[i], "o", color=colour)
+        draw_intervals(ax, map_r[i : i + 1], r1_bounds[:, i : i + 1], horizontal=True, color=colour)
+        draw_intervals(ax, r1[i : i + 1], map_bounds[:, i : i + 1], color=colour)
         ax.annotate(m, (r1[i], map_r[i]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.set_xlabel("COCO-style R@1 (original positives, %)")
     ax.set_ylabel("ECCV mAP@R (%)")
@@ -85,9 +95,8 @@ def figure_e2(frame, source: str):
         part = frame[(frame["direction"] == direction) & (frame["metric"] == metric)]
         for i, (quantity, label) in enumerate(BIAS_QUANTITIES.items()):
             q = part[part["quantity"] == quantity].sort_values("size")
-            y = q["value"].to_numpy(float)
-            err = np.vstack([y - q["lo"].to_numpy(float), q["hi"].to_numpy(float) - y])
-            ax.errorbar(q["size"], y, yerr=np.nan_to_num(err), marker="o", capsize=2, label=label, color=COLOURS[i])
+            ax.plot(q["size"], q["value"].to_numpy(float), marker="o", label=label, color=COLOURS[i])
+            draw_intervals(ax, q["size"].to_numpy(float), interval_bounds(q), color=COLOURS[i])
         ax.set_title(block_label(direction, metric), fontsize=9)
         ax.set_xlabel("annotators |Θ|")
         ax.set_xticks(sorted(set(part["size"])))

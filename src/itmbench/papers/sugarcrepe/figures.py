@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from itmbench.negatives.captions import SUBSETS
-from itmbench.papers.figures import intervals_label, metric_series, model_label, new_figure
+from itmbench.papers.figures import interval_bars, intervals_label, metric_series, model_label, new_figure
 from itmbench.papers.sugarcrepe.tables import subset_column
 from itmbench.papers.world_cells import WorldMetrics
 
@@ -25,9 +25,9 @@ def subtypes_figure(metrics: Mapping[str, Mapping[str, Mapping]], rows: Mapping[
     series.append(("mean over subtypes", *metric_series(docs, models, "mean_over_subtypes")))
     x = np.arange(len(models), dtype=float)
     width = 0.8 / len(series)
-    for i, (name, values, err) in enumerate(series):  # one colour per subtype (8 series: the world's 4 repeat)
+    for i, (name, values, bounds) in enumerate(series):  # one colour per subtype (8 series: the world's 4 repeat)
         colour = "0.35" if i == len(series) - 1 else SUBTYPE_COLOURS[i % len(SUBTYPE_COLOURS)]
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, yerr=err, capsize=1.5, color=colour, label=name)
+        interval_bars(ax, x - 0.4 + width * (i + 0.5), values, bounds, width, capsize=1.5, color=colour, label=name)
     ax.set_xticks(x, [model_label(m, rows) for m in models], fontsize=7, rotation=25, ha="right",
                   rotation_mode="anchor")  # fmt: skip
     chance = float(next(iter(docs.values())).get("chance", 50.0))
