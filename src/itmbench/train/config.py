@@ -22,6 +22,11 @@ papers are silent, each a field below:
   5.3 estimates its noise at about 61%), so by default the first candidate is kept, as the paper
   does. The world can check it: True keeps a negative image only where the negative caption is true
   of it and the positive caption false (the ablation model `clip_trohn_img_filtered`).
+- `select_on` = val_r1: the kept epoch is the one of best mean validation R@1 over the trainer's
+  tasks. BiVLC selects its TROHN fine-tunes on "accuracy on the corresponding validation set"
+  (appendix E): `hard_negative_accuracy` makes hard-negative captions of the val captions as the
+  train negatives are made and keeps the epoch whose image scores its caption above its negative
+  most often (`loop.hard_negative_accuracy`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from itmbench.negatives.captions import SUBSETS
+
+SELECT_ON = ("val_r1", "hard_negative_accuracy")
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,8 @@ class TrainConfig:
     hinge_margin: float  # VSE++ margin of the max-violation hinge loss
     hinge_warmup_epochs: int  # vse_hinge: first epochs with the sum of hinges (VSE0) before the max violation
     t2t_weight: float  # CxC's c: weight of the caption-caption loss in de_t2t_i2t
+    # Checkpoint selection.
+    select_on: str  # val_r1 (mean validation R@1 of the trainer's tasks) or hard_negative_accuracy (BiVLC)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "negative_subsets", tuple(self.negative_subsets))
@@ -89,5 +98,7 @@ class TrainConfig:
                 f"hard_negatives_per_sample={self.hard_negatives_per_sample} (at most one per subset: "
                 f"<= {len(self.negative_subsets)})"
             )
+        if self.select_on not in SELECT_ON:
+            bad.append(f"select_on={self.select_on!r} (one of {list(SELECT_ON)})")
         if bad:
             raise ValueError(f"train params: invalid {', '.join(bad)}")

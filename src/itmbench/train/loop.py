@@ -1,7 +1,8 @@
 """The one training loop of every trainer: a recipe plugs in its batch construction and its loss.
 
 AdamW (no weight decay on gains, biases and the logit scale), cosine schedule with linear
-warm-up, checkpoint selection on validation retrieval, seeded; bf16 autocast on CUDA. A killed
+warm-up, checkpoint selection on validation retrieval (or, with `select_on:
+hard_negative_accuracy`, on validation hard-negative accuracy as BiVLC selects), seeded; bf16 autocast on CUDA. A killed
 run resumes from the state saved after its last finished epoch, exactly: the samples' order and
 every draw of an epoch come from a generator seeded by (seed, epoch), and the model, optimiser and
 torch RNG states are saved.
@@ -35,6 +36,7 @@ from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec, autocast
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.train.config import TrainConfig
+from itmbench.train.negatives import caption_negatives
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World, read_world
 from itmbench.world.scene import Scene
@@ -98,12 +100,14 @@ class TrainData:
     max_objects: int  # most objects in a world scene (the image generator's limit)
 
     @staticmethod
-    def from_world(world: World, tokenize: Callable[[list[str]], torch.Tensor], source: str) -> TrainData:
-        """Read the train split of a world; `source` names it in errors."""
+    def from_world(
+        world: World, tokenize: Callable[[list[str]], torch.Tensor], source: str, split: str = "train"
+    ) -> TrainData:
+        """Read a split of a world (the train split; val for its hard negatives); `source` names it in errors."""
         caps = world.caption_table
-        train = caps[caps["split"] == "train"].sort_values("caption_id", kind="stable")
+        train = caps[caps["split"] == split].sort_values("caption_id", kind="stable")
         if len(train) < 2:
-            raise ValueError(f"{source}: {len(train)} train captions; expected at least 2 (a batch with a negative)")
+            raise ValueError(f"{source}: {len(train)} {split} captions; expected at least 2 (a batch with a negative)")
         row_of = dict(zip(world.image_table["image_id"], range(len(world.image_table))))
         missing = sorted(set(train["image_id"]) - set(row_of))
         if missing:
@@ -112,7 +116,7 @@ class TrainData:
         scenes = {int(i): Scene.from_json(s) for i, s in zip(scene_rows["image_id"], scene_rows["scene"])}
         lacking = sorted(set(train["image_id"]) - set(scenes))
         if lacking:
-            raise ValueError(f"{source}: no scene graph for train image ids {lacking[:5]} in scenes.parquet")
+            raise ValueError(f"{source}: no scene graph for {split} image ids {lacking[:5]} in scenes.parquet")
         structures = []
         for caption_id, text in zip(train["caption_id"], train["structure"]):
             try:
@@ -137,6 +141,15 @@ class TrainData:
         return len(self.texts)
 
 
+@dataclass(frozen=True)
+class HardNegatives:
+    """Validation hard negatives: per negative, its positive caption's image (row in `images`), both captions."""
+
+    image_row: np.ndarray
+    positives: list[str]
+    negatives: list[str]
+
+
 @dataclass
 class ValidationSet:
     """The validation split: its images, its captions and each caption's image (row in `images`)."""
@@ -144,6 +157,17 @@ class ValidationSet:
     images: np.ndarray
     texts: list[str]
     caption_image_row: np.ndarray
+    hard_negatives: HardNegatives | None = None  # made for `select_on: hard_negative_accuracy`
+
+    def with_hard_negatives(self, world: World, cfg: TrainConfig, source: str) -> ValidationSet:
+        """This set plus hard-negative captions of its captions, made as the train negatives (TROHN-Text's recipe)."""
+        val = TrainData.from_world(world, lambda texts: torch.zeros(len(texts), 1), source, split="val")
+        made = caption_negatives(val.caption_ids, val.image_ids, val.texts, val.structures, val.scenes, cfg)
+        if not made:
+            raise ValueError(f"{source}: no hard-negative caption of any val caption; select_on: val_r1 instead")
+        rows = np.array([n.positive_row for n in made], dtype=np.int64)
+        negatives = HardNegatives(self.caption_image_row[rows], [val.texts[r] for r in rows], [n.text for n in made])
+        return ValidationSet(self.images, self.texts, self.caption_image_row, negatives)
 
     @staticmethod
     def from_world(world: World, source: str) -> ValidationSet:
@@ -252,6 +276,32 @@ def validation_recalls(encoder: Any, val: ValidationSet, tasks: tuple[str, ...])
     return out
 
 
+def hard_negative_accuracy(encoder: Any, negatives: HardNegatives, images: np.ndarray) -> float:
+    """Share (%) of validation hard negatives whose image scores its caption strictly above the negative caption."""
+
+    def texts(items: list[str]) -> torch.Tensor:
+        return torch.cat([encoder.encode_texts(items[s : s + 512]) for s in range(0, len(items), 512)])
+
+    img = torch.cat([encoder.encode_images(images[s : s + 256]) for s in range(0, len(images), 256)])
+    img = img[torch.from_numpy(negatives.image_row).to(img.device)]
+    margin = (img * texts(negatives.positives)).sum(dim=1) - (img * texts(negatives.negatives)).sum(dim=1)
+    return 100.0 * int((margin > 0).sum()) / len(margin)
+
+
+def validate(
+    encoder: Any, val: ValidationSet, tasks: tuple[str, ...], select_on: str
+) -> tuple[float, dict[str, float]]:
+    """The selection score of a checkpoint and the figures behind it (per-task R@1; hard-negative accuracy)."""
+    figures = {f"val_{t}_r1": v for t, v in validation_recalls(encoder, val, tasks).items()}
+    mean_r1 = float(np.mean(list(figures.values())))
+    if select_on == "val_r1":
+        return mean_r1, {"val_r1": mean_r1, **figures}
+    if val.hard_negatives is None:
+        raise ValueError(f"select_on {select_on!r} needs a validation set with hard negatives")
+    accuracy = hard_negative_accuracy(encoder, val.hard_negatives, val.images)
+    return accuracy, {"val_r1": mean_r1, **figures, "val_hard_negative_accuracy": accuracy}
+
+
 # --- the loop -------------------------------------------------------------------------------------
 
 
@@ -322,6 +372,8 @@ def run_training(
     model = trainable_model(encoder, spec)
     data = TrainData.from_world(world, lambda texts: encoder.text_tensor(texts).cpu(), str(items_dir))
     val = ValidationSet.from_world(world, str(items_dir))
+    if cfg.select_on == "hard_negative_accuracy":
+        val = val.with_hard_negatives(world, cfg, str(items_dir))
     t_build = time.time()
     source = recipe.build(data, cfg)
     build_seconds = round(time.time() - t_build, 2)
@@ -368,8 +420,8 @@ def fit(
         log.warning(
             "%s: no training sample %s; the checkpoint is the starting model, unchanged", spec.name, source.stats()
         )
-        recalls = validation_recalls(encoder, val, recipe.tasks)
-        state.update(best_score=float(np.mean([recalls[t] for t in recipe.tasks])), best_epoch=0)
+        score, figures = validate(encoder, val, recipe.tasks, cfg.select_on)
+        state.update(best_score=score, best_val_r1=figures["val_r1"], best_epoch=0)
         state["best_state"] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     for epoch in range(state["epoch"], cfg.epochs if source.n_samples else 0):
         t0 = time.time()
@@ -388,27 +440,27 @@ def fit(
             opt.step()
             losses.append(float(loss.detach()))
             n_pairs += batch.n_positive
-        recalls = validation_recalls(encoder, val, recipe.tasks)
-        score = float(np.mean([recalls[t] for t in recipe.tasks]))
+        score, figures = validate(encoder, val, recipe.tasks, cfg.select_on)
         seconds = time.time() - t0
         entry = {
             "epoch": epoch + 1,
             "train_loss": float(np.mean(losses)),
-            "val_r1": score,
-            **{f"val_{t}_r1": v for t, v in recalls.items()},
+            **figures,
             "seconds": round(seconds, 2),
             "pairs_per_s": round(n_pairs / seconds, 1),
         }
         state["history"].append(entry)
         log.info(
-            "epoch %d loss %.4f val R@1 %.2f (%.0f pairs/s)",
+            "epoch %d loss %.4f val %s %.2f (%.0f pairs/s)",
             epoch + 1,
             entry["train_loss"],
+            cfg.select_on,
             score,
             entry["pairs_per_s"],
         )
         if score > state["best_score"]:
             state["best_score"] = score
+            state["best_val_r1"] = figures["val_r1"]
             state["best_state"] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
             state["best_epoch"] = epoch + 1
         state["epoch"] = epoch + 1
@@ -435,8 +487,10 @@ def fit(
                     "train": asdict(cfg),
                     "trainer": recipe.name,
                     "best_epoch": state.get("best_epoch"),
-                    "val_r1": state["best_score"],
+                    "val_r1": state.get("best_val_r1"),
                     "val_tasks": list(recipe.tasks),
+                    "select_on": cfg.select_on,
+                    "val_score": state["best_score"],
                 },
                 fh,
             )
@@ -444,8 +498,10 @@ def fit(
             "model": spec.name,
             "trainer": recipe.name,
             "best_epoch": state.get("best_epoch"),
-            "val_r1": state["best_score"],
+            "val_r1": state.get("best_val_r1"),
             "val_tasks": list(recipe.tasks),
+            "select_on": cfg.select_on,
+            "val_score": state["best_score"],
             "samples": source.stats(),
             "build_seconds": build_seconds,
             "history": state["history"],

@@ -130,7 +130,8 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         "Table 5": "Spearman x100 between model similarity and the mean rating: mean and ± std over the "
         "bootstrap samples (half the queries, one rated partner each), as printed; interval: bootstrap percentiles.",
         "Appendix Table 3": "DE_I2T and its one-off ablations (report.cxc.ablations names the world model of each "
-        "row): small batch size = its batch x 128/2048; no pretraining = from scratch instead of from clip; "
-        "ResNet-152 = a ModifiedResNet image tower (itm-clip-tiny-rn) from scratch. MS-COCO and CxC positives as in "
+        "row): small batch size = its batch x 128/2048; no pretraining = its fine-tune from a random init instead "
+        "of from clip; ResNet-152 = a ModifiedResNet image tower (itm-clip-tiny-rn), pretrained as clip, then its "
+        "fine-tune. MS-COCO and CxC positives as in "
         "Table 2 (and Tables 3-4), on the world's test split.",
     }
