@@ -148,7 +148,7 @@ def load_manifest(root: Path = Path("."), manifest: Path = MANIFEST) -> tuple[by
         where = f"{path}: entry {rel!r}"
         _inside(root, rel, where)
         if not isinstance(entry, dict) or set(entry) != {"md5", "mtime_ns"}:
-            raise InputError(f"{where}: expected {{\"md5\": ..., \"mtime_ns\": ...}} (share again), got {entry!r}")
+            raise InputError(f'{where}: expected {{"md5": ..., "mtime_ns": ...}} (share again), got {entry!r}')
         md5, ns = entry["md5"], entry["mtime_ns"]
         if not isinstance(md5, str) or not _MD5.fullmatch(md5):
             raise InputError(f"{where}: expected an md5 of 32 lowercase hex digits, got {md5!r}")
@@ -166,11 +166,11 @@ def restore_mtimes(root: Path = Path("."), manifest: Path = MANIFEST, pulled: bo
     path = root / manifest
     if not path.exists():
         raise FileNotFoundError(f"{path}: no mtime manifest (was the work shared with `itmbench share`?)")
-    raw, entries = load_manifest(root, manifest)
-    digest = hashlib.sha256(raw).hexdigest()
     marker = root / MARKER
-    if not pulled and marker.is_file() and marker.read_text(encoding="utf-8").strip() == digest:
-        return 0, 0
+    if not pulled and marker.is_file():  # checked when the marker was written: only the hash is compared
+        if marker.read_text(encoding="utf-8").strip() == hashlib.sha256(path.read_bytes()).hexdigest():
+            return 0, 0
+    raw, entries = load_manifest(root, manifest)
     restored = missing = 0
     corrupt = []
     for rel, (md5, ns) in sorted(entries.items()):
@@ -199,6 +199,7 @@ def restore_mtimes(root: Path = Path("."), manifest: Path = MANIFEST, pulled: bo
 
 def _remote_named(root: Path, remote: str | None) -> str:
     """`remote 'name' (url)` for a message: the given remote, else the default one."""
+
     def out(*args: str) -> str:
         res = subprocess.run(["dvc", *args], cwd=root, capture_output=True, text=True)
         return res.stdout.strip() if res.returncode == 0 else ""
