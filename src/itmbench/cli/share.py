@@ -18,7 +18,8 @@ def cmd_share(args: argparse.Namespace) -> None:
 
 
 def cmd_pull(args: argparse.Namespace) -> None:
-    """`dvc pull` the shared outputs and restore their modification times (no Snakemake rerun)."""
+    """`dvc pull`, every pulled file checked against its recorded md5, and the modification times restored
+    (the workflow restores them itself after a plain `dvc pull`; this also verifies)."""
     from itmbench.share import pull
 
     restored, missing = pull(Path(args.root), remote=args.remote)
@@ -32,6 +33,6 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--root", default=".")
     sp.add_argument("--remote", default=None)
     sp.add_argument("--no-push", action="store_true")
-    sp = add("pull", cmd_pull, "dvc pull the shared outputs and restore their modification times")
+    sp = add("pull", cmd_pull, "dvc pull the shared outputs, verify them against their md5s, restore their times")
     sp.add_argument("--root", default=".")
     sp.add_argument("--remote", default=None)
