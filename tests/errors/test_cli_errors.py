@@ -55,6 +55,7 @@ INPUTS: dict[str, list[str]] = {
     "build-benchmark": ["--name", "bison", "--items", "{in}", "--world", "{}", "--config", "{}", "--out", "{out}"],
     "audit-benchmark": ["--name", "cxc", "--items", "{in}", "--bench", "{in}", "--world", "{}", "--config", "{}"]
     + ["--out-csv", "{out}.csv"],
+    "world-calibration": ["--items", "{in}", "--world", "{}", "--out-csv", "{out}.csv"],
     "train": ["--model", "m", "--spec", SPEC_CLIP, "--items", "{in}", "--out", "{out}", "--train", "{}"]
     + ["--history", "{out}.json"],
     "embed": ["--model", "m", "--spec", SPEC_CLIP, "--items", "{in}", "--out", "{out}.npz"],

@@ -313,8 +313,39 @@ def get_released_targets():
 
 
 def get_all_targets(wildcards):
-    """The default run: the reports (and their index) and the claims table of the source."""
-    return ["reports/index.html", f"{RESULTS}/tables/claims/claims.md"]
+    """The default run: the reports (and their index), the claims table of the source and the world's calibration."""
+    calibration = [f"{RESULTS}/tables/world/calibration.md"] if SOURCE == "world" else []
+    return ["reports/index.html", f"{RESULTS}/tables/claims/claims.md", *calibration]
+
+
+# The world's calibration reads these benchmarks' tables and, with a mirror, these released files.
+CALIBRATION_BENCHES = ("bison", "cxc", "mcic")
+CALIBRATION_RELEASED = (
+    "mcic_dev",
+    "mcic_test",
+    "eccv_original_image_to_caption",
+    "eccv_original_caption_to_image",
+    "eccv_eccv_caption_to_image",
+    "eccv_eccv_image_to_caption",
+    *(f"cxc_{task}_{split}" for task in ("sts", "sis", "sits") for split in ("val", "test")),
+)
+
+
+def get_calibration_benches(wildcards):
+    return [f"{DATA}/{b}/items.parquet" for b in CALIBRATION_BENCHES if b in WORLD_BENCHMARKS]
+
+
+def get_calibration_bench_flags(wildcards):
+    return " ".join(f"--bench {b}={DATA}/{b}" for b in CALIBRATION_BENCHES if b in WORLD_BENCHMARKS)
+
+
+def get_calibration_released(wildcards):
+    """The released files COCO's values are computed from (a mirror's); without one the papers' printed values."""
+    return [str(raw_path(key, RAW)) for key in CALIBRATION_RELEASED] if RELEASED_REPORT else []
+
+
+def get_calibration_raw_flag(wildcards):
+    return f"--raw {RAW}" if RELEASED_REPORT else ""
 
 
 def get_bench_report_parameters(wildcards):

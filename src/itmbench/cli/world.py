@@ -1,4 +1,4 @@
-"""`itmbench world`, `build-benchmark`, `audit-benchmark`: the world and its benchmarks."""
+"""`itmbench world`, `build-benchmark`, `audit-benchmark`, `world-calibration`: the world and its benchmarks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from itmbench.cli._args import (
+    add_registry_option,
     json_arg,
     name_value,
 )
@@ -70,6 +71,22 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
         write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
 
 
+def cmd_world_calibration(args: argparse.Namespace) -> None:
+    """The world's statistics beside COCO's (released files under --raw where present, else as printed)."""
+    from itmbench.io import output_set
+    from itmbench.papers.registry import benchmark
+    from itmbench.report.tables import write_table
+    from itmbench.world.calibration import calibration
+    from itmbench.world.generate import WorldConfig, read_world
+
+    cfg = make_config(WorldConfig, args.world)
+    benches = {name: benchmark(name).part("canonical").read(path) for name, path in args.bench}
+    table = calibration(read_world(args.items), cfg.relation_margin, cfg.max_objects, benches, args.raw)
+    title = "The world calibrated to COCO: each statistic, its COCO value and source, the world's (95% interval)"
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(table, Path(args.out_csv).with_suffix(""), title, row_header="statistic", decimals=2)
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("world", cmd_world, "generate the world's items")
@@ -102,3 +119,12 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--world", type=json_arg, required=True)
     sp.add_argument("--config", type=json_arg, required=True)
     sp.add_argument("--out-csv", required=True)
+    sp = add("world-calibration", cmd_world_calibration, "the world's statistics beside COCO's")
+    sp.add_argument("--items", required=True)
+    sp.add_argument("--world", type=json_arg, required=True, help="params.yaml `world` section as JSON")
+    sp.add_argument(
+        "--bench", action="append", type=name_value("DIR", BENCHMARKS), default=[], help="NAME=DIR of a built benchmark"
+    )
+    sp.add_argument("--raw", default=None, help="folder of the released files (a mirror's layout); absent: as printed")
+    sp.add_argument("--out-csv", required=True)
+    add_registry_option(sp)
