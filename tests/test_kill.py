@@ -17,6 +17,10 @@ land in the writes and the renames as well as in the start-up. After every point
 
 Two further points are not random: a SIGKILL and a SIGTERM sent as soon as the first output is renamed,
 i.e. among the renames.
+
+Then the kills of a real run around the commands: Snakemake finds the profile that reruns incomplete jobs, a
+SIGTERM during METEOR, a SIGKILLed warm worker and a SIGKILLed process that started one, and a second SIGTERM
+while the first one's handler removes the temps.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_worker import wait_for
 
 from itmbench.io import JOURNAL_PREFIX, SLOW_WRITE_ENV, TEMP_MARK, complete_interrupted_commits
 
@@ -221,3 +226,175 @@ def test_a_kill_among_the_final_renames(sig: signal.Signals, tmp_path: Path) -> 
     else:
         assert outcome == "new" and proc.returncode == 128 + signal.SIGTERM
     command.after(sig, proc, out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Kills around the worker, METEOR, the profile and the signal handler itself
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (field 4 of /proc/<pid>/stat), zombies left out."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_profile_snakemake_reads_by_itself_reruns_incomplete_jobs() -> None:
+    """Snakemake loads a workflow profile by itself only from `profiles/default` beside the Snakefile (or in the
+    working directory): the one with `rerun-incomplete` must be there, so that a rerun after a kill needs no flag."""
+    import yaml
+
+    assert yaml.safe_load((REPO / "profiles/default/config.yaml").read_text())["rerun-incomplete"] is True
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--list-rules"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Using workflow specific profile profiles/default " in res.stdout + res.stderr
+
+
+def test_a_sigterm_during_meteor_ends_the_command_and_its_java(tmp_path: Path) -> None:
+    """pycocoevalcap's Meteor holds a lock while it scores, and its `__del__` takes it: a SIGTERM that lands
+    inside the scoring used to leave the process waiting on it forever."""
+    if shutil.which("java") is None:
+        pytest.skip("no `java` on PATH: METEOR (pycocoevalcap's meteor-1.5.jar) cannot run here")
+    script = (
+        "from itmbench.io import removing_temps_on_signals\n"
+        "from itmbench.metrics.captioning import _meteor_scores\n"
+        "n = 20000\n"
+        "gts = {i: [f'a man riding a red bicycle number {i} down the street'] * 5 for i in range(n)}\n"
+        "res = {i: [f'a person on a bike {i} in a road'] for i in range(n)}\n"
+        "with removing_temps_on_signals():\n"
+        "    _meteor_scores(gts, res)\n"
+        "print('finished before the signal')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], env=_env(False), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert wait_for(lambda: _children(proc.pid), 120), "java did not start"
+        (java,) = _children(proc.pid)
+        time.sleep(3)  # inside compute_score: the lock is held
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "finished before the signal" not in out, "the scoring ended before the signal: give it more entries"
+    assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
+    assert wait_for(lambda: not _alive(java), 30), "METEOR's java outlived the command"
+
+
+def test_a_killed_worker_takes_its_running_commands_with_it(tmp_path: Path) -> None:
+    """A command the warm worker runs dies with the worker (SIGKILL included): it must never finish the outputs of
+    a job that Snakemake, seeing the worker gone, has already marked failed."""
+    from itmbench import worker
+
+    sock = tmp_path / "w.sock"
+    env = worker.worker_env(_env(False))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "itmbench.cli.serve_worker", str(sock), str(os.getpid())], env=env, cwd=tmp_path
+    )
+    client = None
+    try:
+        assert wait_for(sock.exists, 120), "the worker did not create its socket"
+        fifo = tmp_path / "claims.csv"
+        os.mkfifo(fifo)  # the command blocks opening it: a command still running when the worker is killed
+        (tmp_path / "r.html").write_text("<html></html>")
+        job_env = {**env, worker.SOCKET_VAR: str(sock)}
+        client = subprocess.Popen(
+            [sys.executable, "-m", "itmbench.cli", "index", "r.html", "--out", "index.html", "--claims", str(fifo)],
+            cwd=tmp_path,
+            env=job_env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        assert wait_for(lambda: _children(server.pid), 180), "the command did not start in the worker"
+        (child,) = _children(server.pid)
+        server.kill()
+        server.wait()
+        assert wait_for(lambda: not _alive(child), 10), "the worker's command outlived it"
+        assert client.wait(timeout=30) == 3  # the client reports the worker's death as a crash of the command
+    finally:
+        server.kill()
+        if client is not None:
+            client.kill()
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_a_killed_snakemake_leaves_no_worker_folder(tmp_path: Path) -> None:
+    """The worker's socket folder (`itmbench-worker-*` in the temp folder) goes with the worker, also when the
+    process that started it (Snakemake) was killed and ran no exit handler."""
+    from itmbench import worker
+
+    starter = (
+        "import os, signal, sys\n"
+        "from itmbench import worker\n"
+        f"assert worker.start(log_dir={str(tmp_path / 'logs')!r}, jobs=100, timeout=120)\n"
+        "print(os.environ[worker.SOCKET_VAR], flush=True)\n"
+        "signal.pause()\n"
+    )
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**_env(False), "TMPDIR": str(temp)}
+    env.pop(worker.SWITCH_VAR, None)
+    proc = subprocess.Popen([sys.executable, "-c", starter], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        sock = Path(proc.stdout.readline().strip())
+        assert sock.parent.parent == temp and sock.parent.name.startswith(worker.FOLDER_PREFIX)
+        proc.kill()
+        proc.wait()
+        assert wait_for(lambda: not list(temp.glob(f"{worker.FOLDER_PREFIX}*")), 180), "the worker's folder is left"
+    finally:
+        proc.kill()
+
+
+def test_a_second_sigterm_while_the_temps_are_removed_leaves_none(tmp_path: Path) -> None:
+    """SIGTERM twice in a row (a worker's child gets one from its killed job and one from the worker stopping): the
+    second lands while the first handler removes the temps; it must not cut the removal short. And a SIGTERM
+    while the temp list's lock is held (a temp being registered) must not deadlock the handler."""
+    script = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from itmbench import io\n"
+        f"folder = Path({str(tmp_path)!r})\n"
+        "temps = [folder / f'out{i}.csv{io.TEMP_MARK}x' for i in range(20)]\n"
+        "remove = io._remove\n"
+        "def remove_and_signal(path):\n"
+        "    if path == temps[3] or path == sorted(io._live)[0]:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    remove(path)\n"
+        "io._remove = remove_and_signal\n"
+        "with io.removing_temps_on_signals():\n"
+        "    for t in temps:\n"
+        "        t.write_text('x')\n"
+        "        io._register(t)\n"
+        "    if sys.argv[1] == 'lock':\n"
+        "        with io._live_lock:\n"
+        "            os.kill(os.getpid(), signal.SIGTERM)\n"
+        "            sum(range(1000))\n"
+        "    else:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    signal.pause()\n"
+    )
+    for case in ("twice", "lock"):
+        res = subprocess.run(
+            [sys.executable, "-c", script, case], env=_env(False), capture_output=True, text=True, timeout=60
+        )
+        assert res.returncode == 128 + signal.SIGTERM, (case, res.stderr[-2000:])
+        assert not list(tmp_path.iterdir()), (case, sorted(p.name for p in tmp_path.iterdir()))

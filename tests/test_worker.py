@@ -236,3 +236,90 @@ def test_a_request_the_worker_cannot_read_is_declined_not_run(running_worker):
         assert json.loads(conn.makefile().readline()) == {"declined": "bad request"}
     (declined,) = records(log)
     assert declined["declined"].startswith("bad request") and "argv" not in declined
+
+
+def test_only_what_the_preloaded_libraries_read_declines_a_job():
+    """The allow/deny design: a difference in what the interpreter or a preloaded library read before the fork
+    declines a job; the shell's, the terminal's, conda's, a venv's and ssh's variables never do (the child gets
+    the job's whole environment)."""
+    own = {"PS1": "$ ", "OMP_NUM_THREADS": "1", "PATH": "/usr/bin", "LANG": "C.UTF-8"}
+    mine = {"prefix": "/p", "package": "/k"}
+
+    def reason(name: str) -> str | None:
+        return worker.decline_reason(own, mine, {**mine, "env": {**own, name: "other"}})
+
+    passing = ["PS1", "VIRTUAL_ENV_PROMPT", "VIRTUAL_ENV", "CONDA_PROMPT_MODIFIER", "CONDA_PREFIX", "CONDA_SHLVL"]
+    passing += ["CONDA_DEFAULT_ENV", "TERM", "LS_COLORS", "SSH_CONNECTION", "SSH_AUTH_SOCK", "PATH", "SHLVL", "_"]
+    passing += ["PWD", "OLDPWD", "TMPDIR", worker.SOCKET_VAR, "SNAKEMAKE_PROFILE", "DISPLAY", "USER"]
+    assert {name: reason(name) for name in passing} == dict.fromkeys(passing)
+    declining = ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MKL_NUM_THREADS", "LD_PRELOAD"]
+    declining += ["LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONHASHSEED", "CUDA_VISIBLE_DEVICES", "TORCH_HOME", "HF_HOME"]
+    declining += ["MPLBACKEND", "RAYON_NUM_THREADS", "LANG", "LC_ALL", "GLIBC_TUNABLES", "JE_ARROW_MALLOC_CONF"]
+    assert {name: reason(name) for name in declining} == {
+        name: f"environment variable {name} differs from the worker's" for name in declining
+    }
+
+
+def test_a_worker_with_a_second_thread_forks_nothing():
+    """Before each fork the worker checks that it is one thread (a lock another thread holds would stay held in
+    the child): a second thread is a reason to decline. The worker itself is one thread after its preload (the
+    commands of the tests above ran in it)."""
+    probe = (
+        "import threading\n"
+        "from itmbench import worker\n"
+        "print(worker.fork_hazard())\n"
+        "stop = threading.Event()\n"
+        "t = threading.Thread(target=stop.wait)\n"
+        "t.start()\n"
+        "print(worker.fork_hazard())\n"
+        "stop.set()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], env=BASE_ENV, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["None", "the worker has 2 threads, a fork needs one"]
+
+
+REPO = Path(__file__).resolve().parents[1]
+CONDA_SHELL = (  # what `conda activate base` leaves in a shell
+    "export CONDA_PREFIX=/opt/conda CONDA_DEFAULT_ENV=base CONDA_SHLVL=1 CONDA_EXE=/opt/conda/bin/conda "
+    "CONDA_PYTHON_EXE=/opt/conda/bin/python CONDA_PROMPT_MODIFIER='(base) ' PS1='(base) \\u@\\h:\\w\\$ '"
+)
+
+
+def _user_venv(folder: Path) -> Path:
+    """A venv as a user makes and fills it (`python3 -m venv`, then pip install -e .): here with the system's
+    packages and this checkout's source on its path, and its own `itmbench` script."""
+    subprocess.run(
+        [sys._base_executable, "-m", "venv", "--system-site-packages", "--without-pip", str(folder)], check=True
+    )
+    (next((folder / "lib").glob("python*/site-packages")) / "itmbench-src.pth").write_text(f"{REPO / 'src'}\n")
+    script = folder / "bin/itmbench"
+    script.write_text(f"#!{folder / 'bin/python'}\nimport sys\nfrom itmbench.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shell", ["venv", "conda"])
+def test_a_run_from_a_users_shell_runs_every_job_in_the_worker(shell, tmp_path):
+    """Snakemake started the way users start it, from a shell with a venv activated (`source venv/bin/activate`
+    exports PS1 and VIRTUAL_ENV_PROMPT) or with conda's variables set: every job runs in the worker."""
+    sys.path.insert(0, str(REPO / "tests/workflow"))
+    from workflow_helpers import copy_workflow
+
+    work = tmp_path / "work"
+    work.mkdir()
+    copy_workflow(work)
+    setup = f"source {_user_venv(tmp_path / 'venv')}/bin/activate" if shell == "venv" else CONDA_SHELL
+    # world and the 6 benchmark builds that need no trained model: fewer jobs than a worker starts for by itself,
+    # hence ITMBENCH_WORKER=1
+    benchmarks = ("sugarcrepe", "cxc", "retrieval", "mcic", "bivlc", "bison")
+    targets = " ".join(f"data/world/{b}/items.parquet" for b in benchmarks)
+    command = f"{setup} && python -m snakemake --cores 2 --configfile tiny.yaml -- {targets}"
+    env = {k: v for k, v in os.environ.items() if k not in (worker.SOCKET_VAR, "PYTEST_CURRENT_TEST")}
+    env |= {worker.SWITCH_VAR: "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+    res = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=1800)
+    assert res.returncode == 0, res.stderr[-3000:]
+    commands = [json.loads(line) for line in (work / "logs/worker.jsonl").read_text().splitlines()]
+    assert [c for c in commands if "declined" in c] == []
+    assert sorted(c["argv"][0] for c in commands) == ["build-benchmark"] * 6 + ["world"]
+    assert all(c["status"] == 0 for c in commands)

@@ -51,11 +51,14 @@ HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:32] or "host"  # no '
 _JOURNAL_NAME = re.compile(rf"^{re.escape(JOURNAL_PREFIX)}(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 _STALE_SLACK_S = 2.0  # a process's start time from /proc is known to about a second
 
-_live_lock = threading.Lock()
+# Reentrant: the SIGTERM handler (remove_live_temps) runs in the main thread between two bytecodes, possibly while
+# that thread holds the lock in _register; a plain Lock would deadlock the handler there.
+_live_lock = threading.RLock()
 _live: set[Path] = set()  # temps of this process not yet renamed or removed (removed on SIGTERM/SIGINT)
 _scanned: dict[Path, dict[str, list[Path]]] = {}  # folder -> output name -> temps found there (once per process)
 _committing = 0  # > 0 while a set's renames run: a SIGTERM/SIGINT waits for them
 _pending_signals: list[int] = []
+_removing = False  # True while the signal handler removes the temps
 
 
 def _umask() -> int:
@@ -100,10 +103,10 @@ def remove_live_temps() -> int:
     """Remove every temp this process holds (files and folders); return how many there were."""
     with _live_lock:
         temps = list(_live)
-        _live.clear()
-    for tmp in temps:
+    for tmp in temps:  # each forgotten once removed: an interrupted loop leaves the rest for the next call
         with contextlib.suppress(OSError):
             _remove(tmp)
+        _unregister(tmp)
     return len(temps)
 
 
@@ -292,14 +295,12 @@ class OutputSet:
 
     def commit(self) -> None:
         """Rename every staged temp onto its output, in the order written; a journal covers a kill meanwhile."""
-        global _committing
         missing = [str(f) for f in self.files if f not in self._staged]
         if missing:
             self.discard()
             raise RuntimeError(f"outputs {missing} were not written; nothing was moved into place (a bug)")
         items = list(self._staged.items())
-        _committing += 1
-        try:
+        with _signals_deferred():
             journal = self._write_journal(items) if len(items) > 1 else None
             done: list[Path] = []
             for k, (out, tmp) in enumerate(items):
@@ -322,12 +323,6 @@ class OutputSet:
             if journal is not None:
                 journal.unlink()
             self._made.clear()  # committed: the folders it made hold its outputs
-        finally:
-            _committing -= 1
-            if not _committing and _pending_signals:
-                signum = _pending_signals[0]
-                _pending_signals.clear()
-                _on_signal(signum, None)
 
 
 _active: ContextVar[OutputSet | None] = ContextVar("itmbench_output_set", default=None)
@@ -412,14 +407,37 @@ def complete_interrupted_commits(folder: str | os.PathLike) -> list[Path]:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
-    """SIGTERM/SIGINT: remove this process's temps and exit 128 + signum (after a set's renames, if inside)."""
-    if _committing:
-        _pending_signals.append(signum)
+    """SIGTERM/SIGINT: remove this process's temps and exit 128 + signum (after a set's renames, if inside). A
+    second signal while the temps are being removed (a worker's child gets one from its killed job and one from
+    the worker stopping) waits for the removal instead of cutting it short."""
+    global _removing
+    if _committing or _removing:
+        if _committing:
+            _pending_signals.append(signum)
         return
-    n = remove_live_temps()
+    _removing = True
+    try:
+        n = remove_live_temps()
+    finally:
+        _removing = False
     with contextlib.suppress(OSError):
         os.write(2, f"itmbench: stopped by {signal.Signals(signum).name}; removed {n} temp files\n".encode())
     raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """A SIGTERM/SIGINT that lands in the block is handled when it ends (as during a set's renames)."""
+    global _committing
+    _committing += 1
+    try:
+        yield
+    finally:
+        _committing -= 1
+        if not _committing and _pending_signals:
+            signum = _pending_signals[0]
+            _pending_signals.clear()
+            _on_signal(signum, None)
 
 
 @contextlib.contextmanager
@@ -454,10 +472,11 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
         outputs = None
         path.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(path)
-    fd, name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix or ".tmp", dir=path.parent)
-    os.close(fd)
-    tmp: Path | None = Path(name)
-    _register(tmp)
+    with _signals_deferred():  # a SIGTERM between the temp's creation and its registration would leave it
+        fd, name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=suffix or path.suffix or ".tmp", dir=path.parent)
+        os.close(fd)
+        tmp: Path | None = Path(name)
+        _register(tmp)
     try:
         yield tmp
         if tmp.is_file():  # mkstemp makes it 0600; the output gets the mode any new file would (umask)
@@ -482,8 +501,9 @@ def temp_dir_beside(path: str | os.PathLike) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
-    _register(tmp)
+    with _signals_deferred():
+        tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(path), dir=path.parent))
+        _register(tmp)
     try:
         yield tmp
     finally:

@@ -12,13 +12,17 @@ How a command gets there: the Snakefile starts the worker before the first job o
 (`workflow/rules/worker.smk`) and puts its socket in `ITMBENCH_WORKER_SOCKET`; the `itmbench` entry
 point finds the variable, passes the command and its three standard file descriptors over the socket,
 and exits with the child's status. It runs the command itself, as before, when there is no worker,
-when the worker cannot be reached, or when the worker declines: a different Python or itmbench, or an
-environment that differs in anything the preloaded libraries read when they are imported (the thread
-counts of a multi-threaded job, PYTHONPATH, a conda environment), since a fork would not see it.
+when the worker cannot be reached, or when the worker declines: a different Python or itmbench, an
+environment that differs in a variable the interpreter or the preloaded libraries read before the fork
+(`matters`: the thread counts of a multi-threaded job, PYTHONPATH, LD_*, CUDA_*, ...; a shell's prompt or
+conda's bookkeeping never declines, the child gets the job's whole environment), or a worker that is no
+longer safe to fork (`fork_hazard`: a second thread, CUDA initialised).
 
 If the job is killed (Snakemake cancelling it), the client's end of the socket closes and the worker
-sends SIGTERM to the child, which removes its temps as a fresh process would. The worker stops when
-Snakemake stops it, or by itself when its parent process is gone. `ITMBENCH_WORKER=0` turns it off.
+sends SIGTERM to the child, which removes its temps as a fresh process would; if the worker dies, its
+children are killed with it (PR_SET_PDEATHSIG). The worker stops when Snakemake stops it, or by itself
+when its parent process is gone, and removes its socket's folder. `ITMBENCH_WORKER=0` turns it off;
+`ITMBENCH_WORKER=1` starts one even for a run of a few jobs.
 """
 
 from __future__ import annotations
@@ -40,11 +44,47 @@ import traceback
 from pathlib import Path
 
 SOCKET_VAR = "ITMBENCH_WORKER_SOCKET"
-SWITCH_VAR = "ITMBENCH_WORKER"  # "0": never start one
-# What a job's environment may differ in from the worker's: the shell's own variables and Snakemake's
-# per-job temporary directory, which the child sets before anything reads it. The threads variables are
-# not here: numpy's OpenBLAS reads them when it loads, which in a child has already happened.
-PER_JOB_VARS = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "TMPDIR", "TMP", "TEMP", "TEMPDIR"})
+SWITCH_VAR = "ITMBENCH_WORKER"  # "0": never start one; "1": start one even for a run of a few jobs
+# Which differences between a job's environment and the worker's decline the job. The child gets the job's
+# whole environment (os.environ is replaced before its command runs), so a variable only matters when
+# something in the worker read it before the fork: the interpreter at start-up and the preloaded libraries
+# when they were imported (numpy's OpenBLAS its thread count, torch CUDA's and its own settings, matplotlib its
+# backend and config folder, glibc its tunables, Python its locale). Those are named here, by name or by
+# prefix; every other variable passes (the shell's prompt, the terminal, conda's and ssh's bookkeeping, ...).
+MATTERS_PREFIXES = (
+    "PYTHON",  # PYTHONPATH, PYTHONHASHSEED, PYTHONDONTWRITEBYTECODE, ...: read by the interpreter at start-up
+    "LD_",  # LD_LIBRARY_PATH, LD_PRELOAD: the shared libraries loaded
+    "OMP_",  # OpenMP (torch's intra-op threads, OMP_PROC_BIND, ...)
+    "KMP_",  # Intel's OpenMP
+    "GOMP_",  # GNU OpenMP
+    "OPENBLAS_",  # OPENBLAS_NUM_THREADS, OPENBLAS_CORETYPE, ...
+    "GOTO_",
+    "MKL_",
+    "VECLIB_",
+    "NUMEXPR_",
+    "NPY_",  # numpy's NPY_DISABLE_CPU_FEATURES and the like
+    "NUMPY_",
+    "CUDA_",  # CUDA_VISIBLE_DEVICES, ...
+    "CUBLAS_",
+    "CUDNN_",
+    "NVIDIA_",
+    "TORCH",  # TORCH_*, TORCHINDUCTOR_*, TORCH_HOME
+    "PYTORCH_",
+    "HF_",  # huggingface_hub reads its folders and switches when imported
+    "HUGGINGFACE_",
+    "TRANSFORMERS_",
+    "MPL",  # MPLBACKEND, MPLCONFIGDIR
+    "ARROW_",
+    "JE_",  # pyarrow's jemalloc (JE_ARROW_MALLOC_CONF)
+    "MALLOC_",  # glibc's allocator
+    "GLIBC_",  # GLIBC_TUNABLES
+    "LC_",  # the locale Python set at start-up (default file encoding)
+)
+MATTERS_NAMES = frozenset({"LANG", "LANGUAGE", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TZ"})
+MATTERS_SUFFIXES = ("_NUM_THREADS",)  # any library's thread count
+# Never a reason, even where a prefix above would match: the worker's own socket and Snakemake's per-job
+# temporary directory (the child clears tempfile's cached folder; nothing preloaded keeps it).
+PER_JOB_VARS = frozenset({SOCKET_VAR, "TMPDIR", "TMP", "TEMP", "TEMPDIR"})
 # The threads variables Snakemake sets for a job's `threads`: the worker's are those of a one-thread job.
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -67,6 +107,7 @@ PRELOAD = (
     "itmbench.cli",  # and its stage modules: serve's `warm` (the CLI builds its parser)
 )
 _HEADER_MAX = 1 << 20
+FOLDER_PREFIX = "itmbench-worker-"  # start()'s folder for the socket, in the temp folder
 
 
 def identity() -> dict[str, str]:
@@ -76,9 +117,16 @@ def identity() -> dict[str, str]:
     return {"prefix": sys.prefix, "package": str(Path(itmbench.__file__).resolve().parent)}
 
 
+def matters(name: str) -> bool:
+    """Whether a difference in environment variable `name` declines a job (see MATTERS_PREFIXES)."""
+    if name in PER_JOB_VARS:
+        return False
+    return name in MATTERS_NAMES or name.startswith(MATTERS_PREFIXES) or name.endswith(MATTERS_SUFFIXES)
+
+
 def worker_env(base: dict[str, str]) -> dict[str, str]:
     """The environment the worker starts with: the run's, with the threads of a one-thread job."""
-    env = {k: v for k, v in base.items() if k not in PER_JOB_VARS and k != SOCKET_VAR}
+    env = {k: v for k, v in base.items() if k not in PER_JOB_VARS}
     env.update(dict.fromkeys(THREAD_VARS, "1"))
     return env
 
@@ -90,9 +138,27 @@ def decline_reason(own: dict[str, str], mine: dict[str, str], request: dict) -> 
         if request.get(key) != mine[key]:
             return f"{key} {request.get(key)!r} is not the worker's {mine[key]!r}"
     env = request["env"]
-    for key in sorted((set(own) | set(env)) - PER_JOB_VARS - {SOCKET_VAR}):
+    for key in sorted(k for k in set(own) | set(env) if matters(k)):
         if own.get(key) != env.get(key):
             return f"environment variable {key} differs from the worker's"
+    return None
+
+
+def fork_hazard() -> str | None:
+    """Why this process must not fork a command now (None: it may): a second thread (its locks could be held
+    at the fork, and the child would not have it), or CUDA initialised (a forked child cannot use it)."""
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:  # no /proc: Python's own count, which misses threads that native libraries started
+        import threading
+
+        threads = threading.active_count()
+    if threads > 1:
+        return f"the worker has {threads} threads, a fork needs one"
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    if cuda is not None and cuda.is_initialized():
+        return "CUDA is initialised in the worker, a forked child cannot use it"
     return None
 
 
@@ -162,6 +228,21 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
         raise
 
 
+def _die_with(server: int) -> None:
+    """In the forked child: be killed (SIGKILL) when the worker dies, so that a command of a worker that was
+    killed never finishes outputs of a job that Snakemake has already marked failed (Linux's
+    PR_SET_PDEATHSIG; elsewhere the worker's own SIGTERM on shutdown is all there is)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != server:  # the worker died before the prctl: no signal will come
+        os._exit(128 + signal.SIGKILL)
+
+
 def _run_child(request: dict, fds: list[int], run) -> int:
     """In the forked child: become the job's process and run its command; returns its exit status."""
     for target, fd in enumerate(fds):
@@ -169,7 +250,8 @@ def _run_child(request: dict, fds: list[int], run) -> int:
         os.close(fd)
     os.chdir(request["cwd"])
     os.environ.clear()
-    os.environ.update(request["env"])
+    os.environ.update(request["env"])  # the job's whole environment, as its own process would have it
+    tempfile.tempdir = None  # the job's TMPDIR, not a folder the worker may have looked up
     sys.argv = ["itmbench", *request["argv"]]
     import logging
 
@@ -199,6 +281,10 @@ class Worker:
         os.set_blocking(self.wake_w, False)
 
     def preload(self, warm=None) -> None:
+        # pyarrow's jemalloc starts a background thread when it loads (even when mimalloc is its default pool):
+        # without it the worker stays one thread, which fork_hazard checks before each fork. Set here, after
+        # the environment the jobs are compared with was taken; a job's child has the job's own.
+        os.environ.setdefault("JE_ARROW_MALLOC_CONF", "background_thread:false")
         for name in PRELOAD:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
@@ -249,7 +335,7 @@ class Worker:
                 conn.sendall(json.dumps({"declined": "bad request"}).encode() + b"\n")
             conn.close()
             return
-        reason = decline_reason(self.env, self.identity, request)
+        reason = decline_reason(self.env, self.identity, request) or fork_hazard()
         if reason is not None:
             for fd in fds:
                 os.close(fd)
@@ -260,10 +346,12 @@ class Worker:
             return
         sys.stdout.flush()
         sys.stderr.flush()
+        server = os.getpid()
         pid = os.fork()
         if pid == 0:
             status = 3
             try:
+                _die_with(server)
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -324,6 +412,10 @@ class Worker:
         self.listener.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
+        folder = os.path.dirname(self.path)
+        if os.path.basename(folder).startswith(FOLDER_PREFIX):  # start()'s folder: gone even if Snakemake was killed
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
 
 # A worker costs its imports once, about what a torch job's start-up costs or a dozen light jobs' (measured
@@ -331,17 +423,33 @@ class Worker:
 MIN_JOBS = 10
 
 
-def start(log_dir: str = "logs", jobs: int = MIN_JOBS, python: str = sys.executable, timeout: float = 30.0) -> bool:
+def job_python() -> str:
+    """The interpreter of the `itmbench` the jobs will run (the first one on PATH, by its `#!` line): that of an
+    activated venv even when Snakemake itself comes from elsewhere (a venv made with --system-site-packages
+    installs no `snakemake` script of its own); this process's own where there is no such script."""
+    script = shutil.which("itmbench")
+    if script is not None:
+        with contextlib.suppress(OSError), open(script, "rb") as f:
+            first = f.readline(4096).decode(errors="replace").strip()
+            if first.startswith("#!") and " " not in first[2:].strip() and os.access(first[2:].strip(), os.X_OK):
+                return first[2:].strip()
+    return sys.executable
+
+
+def start(log_dir: str = "logs", jobs: int = MIN_JOBS, python: str | None = None, timeout: float = 30.0) -> bool:
     """Start a worker for this process's jobs (the Snakefile's `onstart`): its socket goes into this
     process's $ITMBENCH_WORKER_SOCKET, which the jobs inherit, and it is stopped when this process exits.
-    Its messages go to `log_dir`/worker.log and one line per command to `log_dir`/worker.jsonl. Returns
+    It runs `python` (default: job_python()). Its messages go to `log_dir`/worker.log and one line per command to
+    `log_dir`/worker.jsonl. Returns
     False, and the jobs start their own Python as before, when $ITMBENCH_WORKER is 0, when the run has fewer
-    than MIN_JOBS `jobs`, or when the worker did not come up."""
-    if os.environ.get(SWITCH_VAR) == "0" or jobs < MIN_JOBS:
+    than MIN_JOBS `jobs` (unless $ITMBENCH_WORKER is 1), or when the worker did not come up."""
+    switch = os.environ.get(SWITCH_VAR)
+    if switch == "0" or (jobs < MIN_JOBS and switch != "1"):
         return False
-    folder = tempfile.mkdtemp(prefix="itmbench-worker-")
+    folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
     path = os.path.join(folder, "socket")
     os.makedirs(log_dir, exist_ok=True)
+    python = python or job_python()
     with open(os.path.join(log_dir, "worker.log"), "w") as messages:
         proc = subprocess.Popen(
             [python, "-m", "itmbench.cli.serve_worker", path, str(os.getpid()), os.path.join(log_dir, "worker.jsonl")],

@@ -233,20 +233,32 @@ def bleu4_from_statistics(totals: np.ndarray) -> float:
 
 
 def _meteor_scores(gts: dict[int, list[str]], res: dict[int, list[str]]) -> list[float]:
-    """pycocoevalcap's METEOR per entry; its Java subprocess is closed before returning."""
+    """pycocoevalcap's METEOR per entry; its Java subprocess is ended before returning, however this ends.
+
+    Interrupted (SIGTERM's SystemExit, say) inside `compute_score`, pycocoevalcap's Meteor keeps its lock held
+    and its Java process may be blocked writing to a pipe nobody reads: closing its stdin and waiting would
+    wait forever, and so would `Meteor.__del__` (it takes the lock first). So the process is killed, and the
+    object gets a free lock for its `__del__`."""
     if not java_available():
         raise InputError(
             "METEOR runs pycocoevalcap's meteor-1.5.jar and needs Java: no `java` on PATH "
             "(install Debian's default-jre-headless, as .ci/install_slurm.sh does)"
         )
+    import threading
+
     from pycocoevalcap.meteor.meteor import Meteor
 
     meteor = Meteor()
     try:
         _, scores = meteor.compute_score(gts, res)
-    finally:
-        meteor.meteor_p.stdin.close()
+        meteor.meteor_p.stdin.close()  # done: Java ends at the end of its input
         meteor.meteor_p.wait()
+    finally:
+        meteor.meteor_p.kill()  # a no-op once it has ended
+        meteor.meteor_p.wait()
+        for pipe in (meteor.meteor_p.stdin, meteor.meteor_p.stdout, meteor.meteor_p.stderr):
+            pipe.close()
+        meteor.lock = threading.Lock()  # the one compute_score held when interrupted would block __del__
     return scores
 
 
