@@ -407,6 +407,17 @@ def test_a_malformed_file_is_named_with_its_line(
     assert f"{broken / rel}:" in err and message in err, err
 
 
+def test_a_link_out_of_a_results_tree_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "secret.csv"
+    outside.write_text("row,column,value\nkey,token,1\n")
+    broken = _broken(tmp_path, "tables/bison/bison.csv", "")
+    (broken / "tables/bison/bison.csv").unlink()
+    (broken / "tables/bison/bison.csv").symlink_to(outside)
+    err = _bad(tmp_path, capsys, str(OLD), str(broken))
+    assert f"{broken / 'tables/bison/bison.csv'}: a link to {outside}, outside the results tree" in err, err
+    assert "token" not in err
+
+
 def test_a_malformed_file_at_a_revision_is_named_by_revision_and_path(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

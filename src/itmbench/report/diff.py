@@ -317,10 +317,15 @@ def _is_source_dir(path: Path) -> bool:
 
 
 def _add_dir(side: Side, source: str, root: Path) -> None:
+    top = root.resolve()
     for sub in ("tables", "metrics"):
         for f in sorted((root / sub).rglob("*")):
             rel = f.relative_to(root).as_posix()
             if f.is_file() and _wanted(rel):
+                if not f.resolve().is_relative_to(top):  # a colleague's tree must not make us read (and print) others
+                    raise ValueError(
+                        f"{f}: a link to {f.resolve()}, outside the results tree {top}; expected a file in it"
+                    )
                 key = f"{source}/{rel}"
                 side.files[key] = f.read_bytes
                 side.where[key] = str(f)
