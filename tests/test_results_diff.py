@@ -161,7 +161,7 @@ def test_long_tables_match_the_naive_reference(tmp_path: Path, seed: int) -> Non
     got = {(c.row, c.column, c.status) for c in d.changes}
     assert got == naive_statuses(old, new)
     statuses = {s for _, _, s in got}
-    assert d.exit_status == (3 if "beyond" in statuses else 1 if got else 0)
+    assert d.exit_status == (4 if "beyond" in statuses else 1 if got else 0)
 
 
 # --- the fixture: hand-made tables in the writers' formats ---------------------------------------
@@ -217,7 +217,7 @@ def test_the_fixture_changes_inside_beyond_added_and_removed() -> None:
     assert got == expected
     # unchanged: random's BISON cell, the NaN == NaN cell of random's T2I, the status row's note
     assert not any(c.row in ("random", "bow") for c in d.changes)
-    assert (d.tables, d.metrics, d.exit_status) == (6, 2, 3)
+    assert (d.tables, d.metrics, d.exit_status) == (6, 2, 4)
     assert d.changes == sorted(d.changes, key=lambda c: c.file) and len(d.changes) == len(expected)
 
 
@@ -245,14 +245,14 @@ def test_the_docs_example_is_the_commands_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(REPO)
-    assert run(*EXAMPLE_ARGS) == 3
+    assert run(*EXAMPLE_ARGS) == 4
     printed = capsys.readouterr().out
     assert printed == EXAMPLE.read_text(), (
         "tests/data/results_diff/report.md is stale: run `itmbench "
         + " ".join(EXAMPLE_ARGS)
         + " --out tests/data/results_diff/report.md`, then python -m itmbench.report.snippets --update"
     )
-    assert run(*EXAMPLE_ARGS, "--out", str(tmp_path / "r.md"), "--csv", str(tmp_path / "r.csv")) == 3
+    assert run(*EXAMPLE_ARGS, "--out", str(tmp_path / "r.md"), "--csv", str(tmp_path / "r.csv")) == 4
     assert (tmp_path / "r.md").read_text() == printed and capsys.readouterr().out == ""
     assert (tmp_path / "r.csv").read_text() == rdiff.csv_text(diff_results(*EXAMPLE_ARGS[1:]))
 
@@ -319,7 +319,7 @@ def test_a_git_revision_as_one_side(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         diff_results(str(OLD), str(NEW))
     )
     assert run("diff-results", "HEAD", "HEAD", "--repo", str(repo)) == 0
-    assert run("diff-results", "HEAD~1", "HEAD", "--repo", str(repo)) == 3
+    assert run("diff-results", "HEAD~1", "HEAD", "--repo", str(repo)) == 4
 
 
 @pytest.mark.slow
@@ -390,7 +390,13 @@ def _broken(tmp_path: Path, rel: str, text: str) -> Path:
             "bison.csv:3: cell ('clip', 'bison') repeats line 2",
         ),
         ("tables/bison/bison.csv", "", "bison.csv:1: no header line"),
-        ("metrics/bison/clip.json", '{"metrics": {\n  "bison": {"value": 1,}}}\n', "clip.json:2: malformed JSON"),
+        ("metrics/bison/clip.json", '{"metrics": {\n  "bison": {"value": 1,}}}\n', "clip.json: line 2 column"),
+        ("metrics/bison/clip.json", '[{"value": 75.0}]\n', "clip.json: top level is a JSON list; expected an object"),
+        (
+            "metrics/bison/clip.json",
+            '{"bison": {"value": 75.0},\n "bison": {"value": 1.0}}\n',
+            "clip.json: line 2 column 2: key 'bison' appears twice in one object (first at line 1",
+        ),
     ],
 )
 def test_a_malformed_file_is_named_with_its_line(
@@ -399,6 +405,17 @@ def test_a_malformed_file_is_named_with_its_line(
     broken = _broken(tmp_path, rel, text)
     err = _bad(tmp_path, capsys, str(OLD), str(broken))
     assert f"{broken / rel}:" in err and message in err, err
+
+
+def test_a_link_out_of_a_results_tree_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "secret.csv"
+    outside.write_text("row,column,value\nkey,token,1\n")
+    broken = _broken(tmp_path, "tables/bison/bison.csv", "")
+    (broken / "tables/bison/bison.csv").unlink()
+    (broken / "tables/bison/bison.csv").symlink_to(outside)
+    err = _bad(tmp_path, capsys, str(OLD), str(broken))
+    assert f"{broken / 'tables/bison/bison.csv'}: a link to {outside}, outside the results tree" in err, err
+    assert "token" not in err
 
 
 def test_a_malformed_file_at_a_revision_is_named_by_revision_and_path(

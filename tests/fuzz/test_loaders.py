@@ -231,7 +231,9 @@ def synthetic_bison_annotations() -> bytes:
 
 
 def synthetic_rankings() -> bytes:
-    return _json({str(100 + i): [1000 + 2 * i + (i % 2), 1001 + 2 * i - (i % 2), 5, 6, 7] for i in range(N)})
+    # the two positives of query 100 + i (swapped on odd i), then three ids of other queries' positives (the gallery)
+    others = [[1000 + 2 * ((i + k) % N) for k in (1, 2, 3)] for i in range(N)]
+    return _json({str(100 + i): [1000 + 2 * i + (i % 2), 1001 + 2 * i - (i % 2), *others[i]] for i in range(N)})
 
 
 # JSON mutations: on the first record of an object keyed by id, or of a list

@@ -169,7 +169,7 @@ def test_bison_released_fake_predictions_against_a_synthetic_annotation(mirror_d
 
 def _ranked_fixture(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     # i2t: image 1 has 8 positive captions 11..18 (the ECCV worked example), image 2 one positive 21
-    i2t = {"1": [99, 11, 12, 13, 14, 15, 16, 17, 18], "2": [21, 11, 12], "3": [11]}
+    i2t = {"1": [21, 11, 12, 13, 14, 15, 16, 17, 18], "2": [21, 11, 12], "3": [11]}
     t2i = {"11": [1, 2], "21": [1, 2]}
     pos_i2t = {"1": list(range(11, 19)), "2": [21]}
     pos_t2i = {"11": [1], "21": [2]}
@@ -204,10 +204,11 @@ def test_ranked_positives_from_a_table_with_a_selected_set(tmp_path: Path) -> No
     i2t, t2i, _, _ = _ranked_fixture(tmp_path)
     table = pd.DataFrame(
         {
-            "source": ["eccv", "eccv", "original", "original"],
-            "direction": ["image_to_caption", "caption_to_image", "image_to_caption", "caption_to_image"],
-            "image_id": [1, 1, 2, 1],
-            "caption_id": [99, 11, 12, 21],
+            "source": ["eccv", "eccv", "original", "original", *["other"] * 6],
+            "direction": ["image_to_caption", "caption_to_image", "image_to_caption", "caption_to_image"]
+            + ["image_to_caption"] * 6,
+            "image_id": [1, 1, 2, 1, *[2] * 6],
+            "caption_id": [21, 11, 12, 21, *range(13, 19)],  # the last rows: the rest of the gallery, in no set used
         }
     )
     table.to_parquet(tmp_path / "positives.parquet")
@@ -236,7 +237,7 @@ def test_ranked_positives_from_a_cxc_table_of_one_split(tmp_path: Path) -> None:
         }
     )
     table.to_csv(tmp_path / "cxc_positives.csv", index=False)
-    i2t = _write_json(tmp_path / "m_i2t.json", {"1": [12, 11, 13]})
+    i2t = _write_json(tmp_path / "m_i2t.json", {"1": [12, 11, 50]})
     result = score_predictions(
         "ranked", [i2t], positives=[tmp_path / "cxc_positives.csv"], positive_set="split=test", options=FAST
     )
@@ -247,7 +248,7 @@ def test_ranked_positives_from_a_cxc_table_of_one_split(tmp_path: Path) -> None:
 
 
 def test_ranked_short_rankings_are_an_error_unless_lenient(tmp_path: Path) -> None:
-    i2t = _write_json(tmp_path / "short_i2t.json", {"1": [11, 12, 99]})
+    i2t = _write_json(tmp_path / "short_i2t.json", {"1": [11, 12]})
     pos = _write_json(tmp_path / "pos_image_to_caption.json", {"1": list(range(11, 19))})
     with pytest.raises(ValueError, match=r"short_i2t\.json: key '1': expected at least R = 8 ranked ids"):
         score_predictions("ranked", [i2t], positives=[pos], options=FAST)
@@ -258,12 +259,12 @@ def test_ranked_short_rankings_are_an_error_unless_lenient(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        ({"1": [11, 11, 12]}, r"key '1': expected distinct gallery ids \(id 11 is ranked twice\)"),
+        ({"1": [11, 11, 12]}, r"key '1'\[1\]: expected distinct gallery ids \(id 11 is ranked twice, also at \[0\]\)"),
         ({"1": [11, "x"]}, r"key '1'\[1\]: expected an integer gallery id"),
         ({"one": [11]}, r"key 'one': expected a query id"),
         ({"1": 11}, r"key '1': expected a list of ranked gallery ids"),
         ([[11]], r"top level: expected an object"),
-        ({"2": [21]}, r"1 of 1 queries with positives have no prediction \(first: 1\); pass --allow-missing"),
+        ({"2": [11]}, r"1 of 1 queries with positives have no prediction \(first: 1\); pass --allow-missing"),
         ({"1": [11], "01": [12]}, r"key '01': duplicate of key '1'; expected one ranking per query id"),
         ({"1": [11, 2**64]}, r"key '1'\[1\]: expected an integer gallery id in \[0, 2\*\*63 - 1\]"),
         ({}, r"no keys; expected at least one"),
@@ -291,12 +292,17 @@ def test_ranked_oracle_on_the_released_eccv_positives(mirror_dir: Path, tmp_path
 
     pi = resolve("eccv_eccv_image_to_caption", mirror_dir, must_exist=True)
     pt = resolve("eccv_eccv_caption_to_image", mirror_dir, must_exist=True)
+    docs = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in (("i2t", pi), ("t2i", pt))}
+    gallery = {  # the ids of the other modality the positives name
+        "i2t": sorted({int(c) for ids in docs["i2t"].values() for c in ids} | set(map(int, docs["t2i"]))),
+        "t2i": sorted({int(i) for ids in docs["t2i"].values() for i in ids} | set(map(int, docs["i2t"]))),
+    }
     rankings = {}
-    for name, path in (("i2t", pi), ("t2i", pt)):
-        positives = json.loads(path.read_text(encoding="utf-8"))
-        # positives first, then a non-positive: the oracle
+    for name, positives in docs.items():
+        # positives first, then a non-positive of the gallery: the oracle
         rankings[name] = _write_json(
-            tmp_path / f"oracle_{name}.json", {q: [*ids, 2**62] for q, ids in positives.items()}
+            tmp_path / f"oracle_{name}.json",
+            {q: [*ids, next(g for g in gallery[name] if g not in set(ids))] for q, ids in positives.items()},
         )
     result = score_predictions("ranked", [rankings["i2t"], rankings["t2i"]], positives=[pi, pt], options=FAST)
     system = result["systems"]["predictions"]

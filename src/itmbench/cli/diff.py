@@ -11,7 +11,7 @@ from itmbench.report.diff import DEFAULT_REL_TOL, DEFINITION
 
 
 def cmd_diff_results(args: argparse.Namespace) -> None:
-    """Every regenerated table and metrics file of two runs compared cell by cell; exit 0, 1 or 3."""
+    """Every regenerated table and metrics file of two runs compared cell by cell; exit 0, 1 or 4 (2: bad input)."""
     from itmbench.io import write_text
     from itmbench.report.diff import csv_text, diff_results, markdown
 

@@ -28,7 +28,10 @@ the paper named by `itmbench.papers.registry.PREDICTION_FORMATS`):
     positive_set, selected with ``positive_set`` = NAME; any column with ``positive_set`` =
     COLUMN=VALUE, e.g. split=test], or CxC tables (task, a_id, b_id: rows of task sits and
     original, a = caption, b = image). The queries scored are those with a positive; each
-    needs a ranking. Per direction: R@K (hit rate, Wilson interval), R-Precision and mAP@R
+    needs a ranking. Every ranked id must be in the gallery: the ids of that modality the positives
+    name (every row of every positives file, before ``positive_set`` selects some); ``positive_set``
+    with an association JSON (one set) is an error.
+    Per direction: R@K (hit rate, Wilson interval), R-Precision and mAP@R
     (percentile bootstrap over queries); with both directions, their mean (ECCV's Table 4 way;
     bootstrap resampling each direction on its own). A ranking shorter than R cannot give R-P or
     mAP@R exactly: an error by default, a lower bound (missing ranks non-relevant) with strict=False.
@@ -241,9 +244,16 @@ def read_ranking_json(path: PathLike) -> dict[int, np.ndarray]:
         if not isinstance(ranked, list):
             raise SourceFormatError(path, f"key {key!r}", "a list of ranked gallery ids", ranked)
         ids = [parse_int(v, path, f"key {key!r}[{i}]", "an integer gallery id") for i, v in enumerate(ranked)]
-        if len(set(ids)) != len(ids):
-            dup = next(v for i, v in enumerate(ids) if v in ids[:i])
-            raise SourceFormatError(path, f"key {key!r}", f"distinct gallery ids (id {dup} is ranked twice)")
+        if len(set(ids)) != len(ids):  # the first repeat and where it was first ranked, in one pass
+            first: dict[int, int] = {}
+            for i, v in enumerate(ids):
+                if v in first:
+                    raise SourceFormatError(
+                        path,
+                        f"key {key!r}[{i}]",
+                        f"distinct gallery ids (id {v} is ranked twice, also at [{first[v]}])",
+                    )
+                first[v] = i
         out[query] = np.asarray(ids, dtype=np.int64)
     return out
 
@@ -253,10 +263,24 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
 
     direction is 'image_to_caption', 'caption_to_image' or 'both' (a table without a direction column).
     """
+    return read_positives_and_gallery(spec, positive_set)[0]
+
+
+def read_positives_and_gallery(
+    spec: PathLike, positive_set: str | None = None
+) -> tuple[pd.DataFrame, dict[str, set[int]]]:
+    """`read_positive_pairs`, and the gallery the file names: {"image": ids, "caption": ids}, every id of each
+    modality in it (a table's rows of every set, before `positive_set` selects some)."""
     given, path = split_spec(spec)
     suffix = path.suffix.lower()
     if suffix == ".json":
         direction, path = _direction_of(spec, "positives")
+        if positive_set is not None:  # an association JSON is one set: a name to select would be ignored
+            raise ValueError(
+                f"{path}: --positive-set {positive_set!r} selects rows of a positives table; an association JSON "
+                "holds one set (drop --positive-set, or give a .parquet/.csv table with a source or positive_set "
+                "column)"
+            )
         document = read_json_file(path)
         if not isinstance(document, Mapping):
             raise SourceFormatError(
@@ -275,7 +299,8 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
                 targets.append(parse_int(value, path, f"key {key!r}[{i}]", "an integer positive id"))
                 queries.append(query)
         images, captions = (queries, targets) if direction == "i2t" else (targets, queries)
-        return pd.DataFrame({"image_id": images, "caption_id": captions, "direction": DIRECTIONS[direction]})
+        frame = pd.DataFrame({"image_id": images, "caption_id": captions, "direction": DIRECTIONS[direction]})
+        return frame, {"image": set(images), "caption": set(captions)}
     if suffix not in (".parquet", ".csv"):
         raise ValueError(f"{path}: positives must be an association .json or a .parquet/.csv table")
     table = read_table_file(path)
@@ -288,6 +313,10 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
         raise SourceFormatError(
             path, "columns", "image_id and caption_id (or CxC's task, a_id, b_id)", f"columns {list(table.columns)}"
         )
+    gallery = {
+        "image": set(int_id_column(table, "image_id", path).tolist()),
+        "caption": set(int_id_column(table, "caption_id", path).tolist()),
+    }
     if positive_set is not None:
         column, _, value = positive_set.rpartition("=")
         positive_set = value
@@ -317,20 +346,47 @@ def read_positive_pairs(spec: PathLike, positive_set: str | None = None) -> pd.D
     else:
         direction_value = pd.Series("both", index=table.index)
     check_count(path, len(table), "rows")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "image_id": int_id_column(table, "image_id", path),
             "caption_id": int_id_column(table, "caption_id", path),
             "direction": direction_value.to_numpy(),
         }
     )
+    return frame, gallery
+
+
+def check_gallery(rankings: Mapping[int, np.ndarray], gallery: set[int], path: PathLike, what: str) -> None:
+    """Every ranked id must be in the gallery (the ids of that modality the positives name): a file of other ids
+    (another split, ids shifted by an offset) would score 0 everywhere instead of being refused."""
+    if not rankings:
+        return
+    known = np.fromiter(gallery, dtype=np.int64, count=len(gallery))
+    outside = ~np.isin(np.concatenate(list(rankings.values())), known)  # one pass over every ranked id
+    if outside.any():
+        at = int(np.flatnonzero(outside)[0])
+        for query, ranked in rankings.items():
+            if at < len(ranked):
+                raise SourceFormatError(
+                    path,
+                    f"key '{query}'[{at}]",
+                    f"a {what} id of the gallery (the {len(gallery):,} {what} ids the positives name; "
+                    f"{int(outside.sum()):,} ranked ids of this file are outside it)",
+                    int(ranked[at]),
+                )
+            at -= len(ranked)
 
 
 def positives_for(pairs: pd.DataFrame, direction: str) -> dict[int, set[int]]:
     """{query id: positive ids} of one direction (i2t | t2i) from the pairs table."""
     part = pairs[pairs["direction"].isin([DIRECTIONS[direction], "both"])]
     query, target = ("image_id", "caption_id") if direction == "i2t" else ("caption_id", "image_id")
-    return {int(q): set(map(int, t)) for q, t in part.groupby(query, sort=True)[target]}
+    # numpy, not a pandas groupby: iterating 300,000 groups costs a pandas object each
+    queries, targets = part[query].to_numpy(np.int64), part[target].to_numpy(np.int64)
+    order = np.argsort(queries, kind="stable")
+    queries, targets = queries[order], targets[order]
+    starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]]) if len(queries) else np.zeros(0, np.int64)
+    return {int(q): set(t.tolist()) for q, t in zip(queries[starts], np.split(targets, starts[1:]))}
 
 
 def ranked_per_query(
@@ -361,6 +417,10 @@ def ranked_per_query(
                     f"at least R = {len(p)} ranked ids for R-Precision and mAP@R (or strict=False for a lower bound)",
                     f"{len(r)} ids",
                 )
+    # Every metric here reads the top max(K) or the top R of a ranking: cut each there, so one very long list
+    # does not make the batch functions pad every query to its length (n_queries x longest list)
+    deepest_k = max(options.ks)
+    ranked = [r[: max(deepest_k, len(p))] for r, p in zip(ranked, pos)]
     out = {f"R@{k}": recall_at_k_batch(ranked, pos, k) for k in options.ks}
     out["R-P"] = r_precision_batch(ranked, pos, strict=False)
     out["mAP@R"] = map_at_r_batch(ranked, pos, strict=False)
@@ -377,7 +437,12 @@ def score_ranked(
     """R@K, R-Precision and mAP@R of ranked lists (i2t and/or t2i) against positives, and their mean."""
     if not positives:
         raise ValueError("ranked predictions need positives (association JSONs or a positives table)")
-    pairs = pd.concat([read_positive_pairs(p, positive_set) for p in positives], ignore_index=True)
+    parts = [read_positives_and_gallery(p, positive_set) for p in positives]
+    pairs = pd.concat([frame for frame, _ in parts], ignore_index=True)
+    gallery: dict[str, set[int]] = {"image": set(), "caption": set()}
+    for _, named in parts:
+        for modality, ids in named.items():
+            gallery[modality] |= ids
     per_direction: dict[str, dict[str, np.ndarray]] = {}
     n_missing: dict[str, int] = {}
     files: list[str] = []
@@ -388,9 +453,10 @@ def score_ranked(
         wanted = positives_for(pairs, direction)
         if not wanted:
             raise ValueError(f"{path}: the positives hold no {direction} ({DIRECTIONS[direction]}) pairs")
-        per_direction[direction], n_missing[direction] = ranked_per_query(
-            read_ranking_json(path), wanted, path, options
-        )
+        rankings = read_ranking_json(path)
+        target = "caption" if direction == "i2t" else "image"
+        check_gallery(rankings, gallery[target], path, target)
+        per_direction[direction], n_missing[direction] = ranked_per_query(rankings, wanted, path, options)
         files.append(str(path))
     metrics: dict[str, Any] = {}
     for direction, values in per_direction.items():

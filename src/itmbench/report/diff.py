@@ -30,7 +30,8 @@ tolerance 1e-9), and NaN equals NaN. A cell present on both sides is:
   attribute);
 - added / removed: it has a value (not NaN) on the new / old side only.
 Cells and whole files on one side only are added / removed. Exit status (`Diff.exit_status`): 0 nothing
-differs, 1 something differs and nothing is beyond, 3 some cell is beyond. Bad input (a side that is
+differs, 1 something differs and nothing is beyond, 4 some cell is beyond (2 and 3 are the error contract's: bad
+input, a bug). Bad input (a side that is
 neither a results tree nor a revision, a malformed file) raises ValueError naming the file and line (the
 CLI's exit 2).
 """
@@ -52,7 +53,8 @@ DEFAULT_REL_TOL = 1e-9
 LONG_NUMBERS = ("value", "lo", "hi")
 LONG_KEYS = ("table", "block", "row", "column")  # row and column always; table and block where present
 STATUSES = ("beyond", "changed", "added", "removed")
-EXIT_UNCHANGED, EXIT_CHANGED, EXIT_BEYOND = 0, 1, 3
+# 2 and 3 are the error contract's (bad input, a bug: itmbench.errors); a cell beyond its interval is 4
+EXIT_UNCHANGED, EXIT_CHANGED, EXIT_BEYOND = 0, 1, 4
 CSV_COLUMNS = "file row column status old old_lo old_hi new new_lo new_hi difference fields".split()
 # The statuses and the exit status in a few lines: `itmbench diff-results --help` and docs/outputs.md quote it.
 DEFINITION = f"""\
@@ -253,12 +255,15 @@ def _is_cell(node: Any) -> bool:
 
 def metrics_table(data: bytes, where: str) -> Table:
     """The cells of one metrics JSON file (see the module docstring)."""
+    from itmbench.io import parse_json
+
     try:
-        doc = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{where}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{where}:{err.lineno}: malformed JSON ({err.msg}, column {err.colno})") from None
+    doc = parse_json(text, where)  # a key twice in one object is an error naming both lines, not "last one wins"
+    if not isinstance(doc, dict):  # every metrics file is an object: a list's items would be keyed by nothing
+        raise ValueError(f"{where}: top level is a JSON {type(doc).__name__}; expected an object (a metrics file)")
     cells: dict[tuple[str, ...], Cell] = {}
 
     def walk(node: Any, path: tuple[str, ...]) -> None:
@@ -312,10 +317,15 @@ def _is_source_dir(path: Path) -> bool:
 
 
 def _add_dir(side: Side, source: str, root: Path) -> None:
+    top = root.resolve()
     for sub in ("tables", "metrics"):
         for f in sorted((root / sub).rglob("*")):
             rel = f.relative_to(root).as_posix()
             if f.is_file() and _wanted(rel):
+                if not f.resolve().is_relative_to(top):  # a colleague's tree must not make us read (and print) others
+                    raise ValueError(
+                        f"{f}: a link to {f.resolve()}, outside the results tree {top}; expected a file in it"
+                    )
                 key = f"{source}/{rel}"
                 side.files[key] = f.read_bytes
                 side.where[key] = str(f)
@@ -486,7 +496,7 @@ class Diff:
 
     @property
     def exit_status(self) -> int:
-        """0 nothing differs, 1 something differs within its interval (or was added/removed), 3 beyond."""
+        """0 nothing differs, 1 something differs within its interval (or was added/removed), 4 beyond."""
         if any(c.status == "beyond" for c in self.changes):
             return EXIT_BEYOND
         return EXIT_CHANGED if self.changes else EXIT_UNCHANGED

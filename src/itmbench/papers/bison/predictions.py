@@ -42,6 +42,10 @@ def read_bison_annotation_table(path: PathLike) -> pd.DataFrame:
     for name in BISON_ANNOTATION_COLUMNS:
         table[name] = int_id_column(table, name, path)
     for i, (bid, a, b, t) in enumerate(table[list(BISON_ANNOTATION_COLUMNS)].itertuples(index=False)):
+        if a == b:  # a triple must offer two images: with one, any prediction is right
+            raise SourceFormatError(
+                path, f"row {i} (bison_id {bid}) image_id_1", f"an image other than image_id_0 {a}", b
+            )
         if t not in (a, b):
             raise SourceFormatError(
                 path, f"row {i} (bison_id {bid}) true_image_id", f"one of the candidates {a}, {b}", t
@@ -109,8 +113,14 @@ def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: Score
     table = read_bison_annotation_table(annotations)
     systems: dict[str, Any] = {}
     for path in paths:
+        name = Path(path).stem
+        if name in systems:  # the system is named by its file: a second file of that name would overwrite the first
+            raise ValueError(
+                f"{path}: a second prediction file named {name!r} (first: {systems[name]['files'][0]}); "
+                "each file is one system named by its file name: rename one of them"
+            )
         correct, n_missing = bison_correct(path, table, annotations, options.bison_missing, options)
-        systems[Path(path).stem] = {
+        systems[name] = {
             "files": [str(path)],
             "metrics": {"bison": accuracy_json(accuracy_from_correct(correct, options.confidence))},
             "n_missing": n_missing,

@@ -127,7 +127,11 @@ def read_sugarcrepe_answers(paths: Sequence[PathLike], options: ScoreOptions | N
             )
         absent = sorted(set(range(expected)) - set(ids.tolist()))
         n_missing += check_coverage(path, len(absent), expected, "instances", options, absent)
-    table = pd.concat(frames, ignore_index=True)
+    # one order of rows whatever the order of the files and of their records: every bootstrap over these
+    # instances (the mean of orders, the mean over subtypes) resamples the same rows for the same seed
+    table = pd.concat(frames, ignore_index=True).sort_values(
+        ["order", "subset", "id"], kind="stable", ignore_index=True
+    )
     table.attrs.update(n_missing=n_missing, missing_files=missing_files)
     return table
 
