@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import decode_utf8, parse_json, write_json, write_parquet
+from itmbench.io import decode_utf8, parse_json, read_parquet_file, write_json, write_parquet
 from itmbench.sources.released import check_released
 
 KARPATHY_MEMBER = "dataset_coco.json"
@@ -174,8 +174,8 @@ def needed_items(bench_items: list[pd.DataFrame], items_dir: str | Path) -> pd.D
     """The union of the benchmarks' (kind, item_id) that are COCO items (added items are embedded apart)."""
     items_dir = Path(items_dir)
     coco_ids = {
-        "image": set(pd.read_parquet(items_dir / "images.parquet", columns=["image_id"])["image_id"]),
-        "caption": set(pd.read_parquet(items_dir / "captions.parquet", columns=["caption_id"])["caption_id"]),
+        "image": set(read_parquet_file(items_dir / "images.parquet", columns=["image_id"])["image_id"]),
+        "caption": set(read_parquet_file(items_dir / "captions.parquet", columns=["caption_id"])["caption_id"]),
     }
     union = pd.concat(bench_items, ignore_index=True)[["kind", "item_id"]].drop_duplicates()
     unknown = sorted(set(union["kind"]) - set(coco_ids))
