@@ -146,15 +146,31 @@ def build_coco_items(
     return images, captions, summary
 
 
+IMAGE_SIGNATURES = {b"\xff\xd8\xff": "JPEG", b"\x89PNG\r\n\x1a\n": "PNG"}  # COCO's JPEGs; an export's PNGs
+
+
 def check_members(images: pd.DataFrame, limit: int | None = None) -> None:
-    """Every image's member is in its zip (the first `limit` per zip when given), naming the first missing."""
+    """Every image's member is in its zip and starts as a JPEG or PNG does (the first `limit` per zip when
+    given), naming the zip and the first member that is missing or not an image."""
     for archive, group in images.groupby(images["path"].str.split("::").str[0], sort=True):
-        with zipfile.ZipFile(archive) as zf:
-            names = set(zf.namelist())
         members = group["path"].str.split("::").str[1]
-        for image_id, member in zip(group["image_id"][:limit], members[:limit]):
-            if member not in names:
-                raise ValueError(f"{archive}: no member {member!r} for image {image_id}; expected the COCO 2014 zip")
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                names = set(zf.namelist())
+                for image_id, member in zip(group["image_id"][:limit], members[:limit]):
+                    if member not in names:
+                        raise ValueError(
+                            f"{archive}: no member {member!r} for image {image_id}; expected the COCO 2014 zip"
+                        )
+                    with zf.open(member) as f:
+                        head = f.read(8)
+                    if not any(head.startswith(magic) for magic in IMAGE_SIGNATURES):
+                        raise ValueError(
+                            f"{archive}: member {member!r} (image {image_id}) is not an image (it starts with "
+                            f"{head!r}); expected a {' or '.join(IMAGE_SIGNATURES.values())} file"
+                        )
+        except (zipfile.BadZipFile, EOFError) as err:
+            raise ValueError(f"{archive}: not a readable zip file ({err}); expected the COCO 2014 zip") from err
 
 
 def write_coco_items(
