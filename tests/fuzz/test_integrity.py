@@ -76,3 +76,15 @@ def test_a_zeroed_torch_checkpoint_is_refused_naming_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"fails its CRC-32 check") as exc:
         load_torch(path)
     assert str(path) in str(exc.value)
+
+
+def test_an_embedding_cache_holding_a_pickle_is_refused_not_run(tmp_path):
+    """A hostile .npz: an object array would unpickle (and run code) if allowed; it is refused by name."""
+    from itmbench.errors import InputError
+    from itmbench.scoring.embed import EmbeddingCache
+
+    path = tmp_path / "items.npz"
+    np.savez(path, image_ids=np.array([object()], dtype=object), image_emb=np.zeros((1, 4), np.float32))
+    with pytest.raises(InputError, match="allow_pickle") as exc:
+        EmbeddingCache(path)
+    assert str(path) in str(exc.value)
