@@ -6,6 +6,9 @@ else is a bug in itmbench.
 fault (a file that is missing, a folder or not UTF-8, a malformed CSV, JSON, YAML or parquet file, a
 truncated array, an id beyond int64, a value the checks refuse: `InputError` and the `ValueError`s the
 readers raise), and otherwise prints the traceback and a line saying it is a bug, exiting with `EXIT_BUG`.
+A plain `ValueError` counts as the input's only where it was raised by itmbench's own code or by a reader
+(pandas' and numpy's file readers, pyarrow, the standard library): one raised while drawing or computing
+(matplotlib refusing negative error bars, scipy, torch) is a bug however much it looks like a complaint.
 
 A reading site whose exceptions do not name its file (a `UnicodeDecodeError`, a `csv.Error`, numpy's
 `EOFError` and `ValueError`s, a `BadZipFile`) wraps the read in `reading(path)`, which re-raises the
@@ -114,6 +117,25 @@ def _is_yaml_error(err: BaseException) -> bool:
     return yaml is not None and isinstance(err, yaml.YAMLError)
 
 
+# Installed packages whose plain ValueError is a reader's complaint about its file (the innermost frame of
+# the traceback is in one of them); itmbench installed as a package is one.
+_READER_MODULES = ("/itmbench/", "/pandas/io/", "/pyarrow/", "/numpy/lib/", "/yaml/")
+
+
+def raised_by_code_that_reads(err: BaseException) -> bool:
+    """Whether `err` was raised in itmbench's own code or in a reader (`_READER_MODULES`), not while a library
+    drew or computed something (a ValueError from matplotlib, scipy or torch is a bug, not bad input)."""
+    tb = err.__traceback__
+    if tb is None:
+        return True  # raised by hand (a test, a caller that builds the error): nothing says otherwise
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
+    if "/site-packages/" not in filename and "/dist-packages/" not in filename:
+        return True  # itmbench (an editable checkout), the standard library's parsers, a caller's own code
+    return any(name in filename for name in _READER_MODULES)
+
+
 def input_error_message(err: BaseException) -> str | None:
     """The one-line message of a failure about the inputs or the options, or None for an internal error."""
     import pickle
@@ -142,6 +164,8 @@ def input_error_message(err: BaseException) -> str | None:
     elif isinstance(err, (zipfile.BadZipFile, zlib.error, pickle.UnpicklingError)):
         message = f"a corrupt archive or checkpoint: {err}"
     elif isinstance(err, ValueError):
+        if not raised_by_code_that_reads(err):
+            return None
         message = str(err)
     elif isinstance(err, RuntimeError) and not isinstance(err, (NotImplementedError, RecursionError)):
         message = str(err)  # an external tool's failure (dvc), a checkpoint that does not fit its model

@@ -544,9 +544,10 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
 
 
 def write_parquet(path: str | os.PathLike, df: Any) -> None:
-    """Write a pandas DataFrame as parquet atomically (no index, deterministic bytes)."""
+    """Write a pandas DataFrame as parquet atomically (no index, deterministic bytes), each page with its
+    CRC-32 (`read_parquet_file` verifies them, so a page damaged in place is refused, not read)."""
     with atomic_path(path) as tmp:
-        df.to_parquet(tmp, index=False)
+        df.to_parquet(tmp, index=False, write_page_checksum=True)
 
 
 def write_parquet_folder(out_dir: str | os.PathLike, tables: Any, last: str = "items") -> None:
@@ -685,7 +686,12 @@ def read_json(path: str | os.PathLike, allow_nan: bool = True) -> Any:
 
 
 def read_parquet_file(path: str | os.PathLike, columns: Sequence[str] | None = None) -> Any:
-    """Read a parquet file into pandas; a folder, a missing file or unreadable bytes is an error naming the path."""
+    """Read a parquet file into pandas; a folder, a missing file or unreadable bytes is an error naming the path.
+
+    Every parquet read in itmbench comes here. The CRC-32 of each page that has one is verified (every page
+    `write_parquet` writes has one): a page whose bytes changed is refused. A file without page checksums
+    (another tool's, or itmbench's before they were written) is read unverified: see docs/outputs.md
+    "Damaged files"."""
     import pandas as pd
 
     path = Path(path)
@@ -694,9 +700,36 @@ def read_parquet_file(path: str | os.PathLike, columns: Sequence[str] | None = N
     if not path.exists():
         raise FileNotFoundError(f"{path}: file not found")
     try:
-        return pd.read_parquet(path, columns=None if columns is None else list(columns))
+        return pd.read_parquet(
+            path, columns=None if columns is None else list(columns), page_checksum_verification=True
+        )
     except (ValueError, OSError) as err:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
         raise ValueError(f"{path}: not a readable parquet file ({err})") from None
+
+
+def verify_zip(path: str | os.PathLike) -> None:
+    """Check the CRC-32 of every member of a zip file (a torch checkpoint, an .npz), naming the file and the
+    first member whose bytes changed; a file that is not a zip (an old pickle checkpoint) has none to check."""
+    import zipfile
+
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise ValueError(f"{path}: not a readable zip archive ({err}); expected a complete file") from None
+    if bad is not None:
+        raise ValueError(f"{path}: member {bad!r} fails its CRC-32 check (bytes changed); expected the bytes written")
+
+
+def load_torch(path: str | os.PathLike, weights_only: bool = True) -> Any:
+    """torch.load on the CPU after `verify_zip`: torch's own reader does not check the CRCs, so a checkpoint
+    with bytes changed in place would load as other weights."""
+    import torch
+
+    verify_zip(path)
+    return torch.load(path, map_location="cpu", weights_only=weights_only)
 
 
 def read_parquet_checked(path: str | os.PathLike, columns: Sequence[str], expected: str) -> Any:

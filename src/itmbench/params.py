@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -218,7 +219,8 @@ class Constraint(NamedTuple):
     """A constraint between keys of one section that JSON Schema cannot state: `kind` on `keys`."""
 
     kind: str  # "at_most": keys[0] <= keys[1]; "not_all_zero": a mapping or list of weights;
-    # "sums_to_one": a list of probabilities; "at_most_count": keys[0] <= the length of the list keys[1]
+    # "sums_to_one": a list of probabilities; "at_most_count": keys[0] <= the length of the list keys[1];
+    # "member_of": keys[0] is one of the list keys[1]; "distinct_values": a mapping's values differ
     keys: tuple[str, ...]
     why: str
 
@@ -230,8 +232,12 @@ CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
         Constraint("not_all_zero", ("caption_kinds",), "some caption kind must be drawn"),
     ),
     "bison": (Constraint("at_most", ("fasttext_min_n", "fasttext_max_n"), "FastText's n-gram range"),),
-    "mcic": (Constraint("at_most", ("n_decoys", "neighbourhood"), "the decoys come from the neighbourhood"),),
+    "mcic": (
+        Constraint("at_most", ("n_decoys", "neighbourhood"), "the decoys come from the neighbourhood"),
+        Constraint("distinct_values", ("splits",), "each benchmark split is built from its own world split"),
+    ),
     "cxc": (
+        Constraint("member_of", ("score_split", "splits"), "only the splits that get ratings can be scored"),
         Constraint(
             "at_most",
             ("sits_partial_max", "sits_fit_base"),
@@ -279,6 +285,22 @@ def _violation(rule: Constraint, values: Mapping[str, Any], label: str) -> str |
                 f"{label}: {rule.keys[0]}={first} > {len(items)} entries of {rule.keys[1]}; "
                 f"expected at most {len(items)} ({rule.why})"
             )
+    elif rule.kind == "member_of":
+        items = values[rule.keys[1]]
+        if isinstance(items, Sequence) and not isinstance(items, str) and first not in items:
+            low, high = rule.keys
+            return f"{label}: {low}={first!r} is not in {high}={list(items)}; expected one of them ({rule.why})"
+    elif rule.kind == "distinct_values":
+        if isinstance(first, Mapping):
+            by_value: dict[Any, list[str]] = {}
+            for key, value in first.items():
+                by_value.setdefault(json.dumps(value, sort_keys=True), []).append(str(key))
+            shared = [keys for keys in by_value.values() if len(keys) > 1]
+            if shared:
+                return (
+                    f"{label}: {rule.keys[0]}: {' and '.join(shared[0])} are both {first[shared[0][0]]!r}; "
+                    f"expected a different value for each ({rule.why})"
+                )
     else:
         raise ValueError(f"params.CONSTRAINTS: unknown kind {rule.kind!r}")
     return None
@@ -324,6 +346,16 @@ def _entries(config: Mapping[str, Any], path: str) -> Iterator[tuple[str, Any]]:
     yield from nodes
 
 
+def check_schema(config: Mapping[str, Any]) -> None:
+    """Validate the whole params against the schema, each complaint in one line naming the dotted key
+    (`params score.seed: -1 is less than the minimum of 0`); Snakemake's `validate` prints the schema
+    and the instance over many lines. The config itself is not changed (defaults fill a copy)."""
+    document = _jsonable(copy.deepcopy(dict(config)))
+    errors = sorted(_validator_class()(_schema()).iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise InputError("; ".join(_error_text("params", e) for e in errors))
+
+
 def check_config(config: Mapping[str, Any]) -> None:
     """The checks of the whole params (after Snakemake's `validate`): no NaN or infinity anywhere; each
     section's constraints; the sections nested in others (`NESTED`, a model's `train` overrides over the
@@ -337,12 +369,88 @@ def check_config(config: Mapping[str, Any]) -> None:
         for key, values in _entries(config, where):
             if isinstance(values, Mapping):
                 validated_section(definition, copy.deepcopy(dict(values)), f"params {key}")
+    check_references(config)
     train = config.get("train", {})
     for models in ("models", "coco.models"):
         for key, spec in _entries(config, f"{models}.*"):
             if isinstance(spec, Mapping) and spec.get("train"):
                 merged = copy.deepcopy({**train, **spec["train"]})
                 validated_section("train", merged, f"params {key}.train (over `train`)")
+
+
+# Where params name a model (of `models` or `coco.models`): the report's rows, pairs and stand-ins. A
+# path ending in `{}` names a mapping whose keys are models, `[]` a list of them (`[][]`: of lists).
+MODEL_REFERENCES = (
+    "report.rows.*.{}",
+    "report.bivlc_paired[][]",
+    "report.bivlc_figure4.models[]",
+    "report.bison_table1_model",
+    "report.cxc.encoders.*",
+    "report.cxc.ablations.*",
+)
+
+
+def _model_names(config: Mapping[str, Any], reference: str) -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) of every model name a `MODEL_REFERENCES` path finds in the config."""
+    path = reference.replace("[]", "").removesuffix(".{}")
+    for where, node in _entries(config, path):
+        if reference.endswith(".{}"):
+            yield from ((f"{where}.{key}", key) for key in (node if isinstance(node, Mapping) else ()))
+        elif reference.endswith("[][]"):
+            for i, pair in enumerate(node if isinstance(node, list) else ()):
+                names = pair if isinstance(pair, list) else ()
+                yield from ((f"{where}[{i}][{j}]", name) for j, name in enumerate(names))
+        elif reference.endswith("[]"):
+            yield from ((f"{where}[{i}]", name) for i, name in enumerate(node if isinstance(node, list) else ()))
+        else:
+            yield where, node
+
+
+def init_cycle(models: Mapping[str, Any], start: str) -> list[str] | None:
+    """The models of the `init` chain from `start` that lead back to one of them (`[a, b, a]`), or None."""
+    chain = [start]
+    while True:
+        spec = models.get(chain[-1])
+        parent = spec.get("init") if isinstance(spec, Mapping) else None
+        if parent is None or parent not in models:
+            return None
+        if parent in chain:
+            return [*chain[chain.index(parent) :], parent]
+        chain.append(parent)
+
+
+def check_references(config: Mapping[str, Any]) -> None:
+    """Refuse the names that point at nothing: a report entry naming no model of `models` or `coco.models`,
+    a model's `init` naming no model of its own list or leading back to itself (Snakemake would say only
+    "Cyclic dependency on rule train"), and a `registry` overlay file that does not exist."""
+    lists = {where: spec for where in ("models", "coco.models") for _, spec in _entries(config, where)}
+    known = sorted({name for models in lists.values() if isinstance(models, Mapping) for name in models})
+    for reference in MODEL_REFERENCES:
+        for where, name in _model_names(config, reference):
+            if name not in known:
+                raise InputError(f"params {where}: {name!r} is no model; expected one of (models, coco.models) {known}")
+    for where, models in lists.items():
+        if not isinstance(models, Mapping):
+            continue
+        for name, spec in models.items():
+            parent = spec.get("init") if isinstance(spec, Mapping) else None
+            if parent is not None and parent not in models:
+                raise InputError(
+                    f"params {where}.{name}.init: {parent!r} is no model of `{where}`; expected one of {sorted(models)}"
+                )
+            cycle = init_cycle(models, name)
+            if cycle:
+                raise InputError(
+                    f"params {where}: the init chain {' -> '.join(cycle)} loops (each model would train from "
+                    f"itself); expected a chain that ends in a model without `init`"
+                )
+    registry = config.get("registry")
+    if registry and not Path(registry).is_file():
+        what = "a folder" if Path(registry).is_dir() else "no such file"
+        raise InputError(
+            f"params registry: {registry}: {what} (from {Path.cwd()}); expected a registry overlay file "
+            f"(released.yaml's format, e.g. one written by `itmbench export-release`)"
+        )
 
 
 def config_from_section(

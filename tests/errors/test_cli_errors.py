@@ -445,6 +445,11 @@ PARAMS_CASES = {
         + ["--metrics", "{out}.json", "--model", "m", "--config", '{"confidence": 1.5}'],
         "confidence",
     ),
+    "metrics-benchmark:negative-seed": (
+        ["metrics-benchmark", "--name", "bivlc", "--scores", "{tiny}/ranks.parquet", "--model", "m"]
+        + ["--config", '{"seed": -1}', "--out", "{out}.json"],
+        "score params (--config): seed: -1 is less than the minimum of 0",
+    ),
     "build-benchmark:cxc-threshold-off-scale": (
         ["build-benchmark", "--name", "cxc", "--items", "{tiny}/items", "--world", "{}"]
         + ["--config", '{"threshold_sts": 5.5}', "--out", "{out}"],
@@ -638,6 +643,41 @@ def test_each_input_error_class_is_one_line(error, named, monkeypatch, capsys):
 
     monkeypatch.setattr(world_cli, "cmd_world", failing)
     assert_input_error(capsys, main(["world", "--config", "{}", "--out", "x"]), "world", named)
+
+
+def test_a_library_valueerror_while_drawing_is_a_bug_not_bad_input(monkeypatch, tmp_path, capsys):
+    """matplotlib refusing negative error bars (issue 34's figureE2) is our bug: exit 3 with the traceback."""
+
+    def broken_draw(args):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots()
+        try:
+            ax.errorbar([0, 1], [1.245, 1.3], yerr=[[-0.04, 0.01], [0.02, 0.02]])
+        finally:
+            plt.close(fig)
+
+    monkeypatch.setattr(world_cli, "cmd_world", broken_draw)
+    assert main(["world", "--config", "{}", "--out", str(tmp_path / "x")]) == EXIT_BUG
+    err = capsys.readouterr().err
+    assert "must not contain negative values" in err and "bug in itmbench" in _lines(err)[-1]
+
+
+def test_a_readers_valueerror_is_still_bad_input(monkeypatch, tmp_path, capsys):
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"\x93NUMPY\x01\x00" + b"not a header")
+
+    def reading_it(args):
+        import numpy as np
+
+        np.load(bad)
+
+    monkeypatch.setattr(world_cli, "cmd_world", reading_it)
+    assert main(["world", "--config", "{}", "--out", str(tmp_path / "x")]) == EXIT_INPUT
+    capsys.readouterr()
 
 
 def test_arrow_and_yaml_errors_are_input_errors(monkeypatch, capsys):

@@ -81,6 +81,8 @@ VIOLATIONS = {
     ("world", "caption_kinds"): {"caption_kinds": {"single": 0, "relation": 0.0, "pair": 0, "count": 0}},
     ("bison", "fasttext_min_n"): {"fasttext_min_n": 5, "fasttext_max_n": 4},
     ("mcic", "n_decoys"): {"n_decoys": 4, "neighbourhood": 3},
+    ("mcic", "splits"): {"splits": {"dev": "test", "test": "test"}},
+    ("cxc", "score_split"): {"score_split": "train", "splits": ["val", "test"]},
     ("cxc", "sits_partial_max"): {"sits_partial_max": 4.5, "sits_fit_base": 4.0},
     ("eccv", "answer_probs_fit"): {"answer_probs_fit": [0.5, 0.3, 0.1, 0.05]},
     ("eccv", "answer_probs_one_off"): {"answer_probs_one_off": [0.5, 0.5, 0.5, 0.5]},
@@ -239,14 +241,37 @@ def test_not_utf8_names_the_file_and_the_offset_in_the_file(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "edit,named",
+    "edit,extra,named",
     [
-        (lambda text: text.replace("  n_val: 250\n", "  n_val: 250\n  n_val: 300\n", 1), "key 'n_val' appears twice"),
-        (lambda text: text.replace("  noise: 4.0\n", "  noise: .nan\n", 1), "world.noise: nan is not a finite number"),
+        (
+            lambda text: text.replace("  n_val: 250\n", "  n_val: 250\n  n_val: 300\n", 1),
+            [],
+            "key 'n_val' appears twice",
+        ),
+        (
+            lambda text: text.replace("  noise: 4.0\n", "  noise: .nan\n", 1),
+            [],
+            "world.noise: nan is not a finite number",
+        ),
+        (
+            lambda text: text.replace("  n_boot: 1000\n  seed: 0\n", "  n_boot: 1000\n  seed: -1\n", 1),
+            [],
+            "params: score.seed: -1 is less than the minimum of 0",
+        ),
+        (
+            lambda text: text.replace("    train: {epochs: 10}", "    init: clip_coco\n    train: {epochs: 10}", 1),
+            [],
+            "params models: the init chain clip -> clip_coco -> clip loops",
+        ),
+        (
+            lambda text: text + "\n",
+            ["--config", "registry=missing.yaml"],
+            "params registry: missing.yaml: no such file",
+        ),
     ],
-    ids=["duplicate-key", "nan"],
+    ids=["duplicate-key", "nan", "negative-seed", "init-cycle", "missing-registry"],
 )
-def test_snakemake_refuses_a_bad_params_file_before_planning(edit, named, tmp_path):
+def test_snakemake_refuses_a_bad_params_file_before_planning(edit, extra, named, tmp_path):
     if shutil.which("snakemake") is None:
         pytest.skip("snakemake is not installed")
     text = (REPO / "params.yaml").read_text(encoding="utf-8")
@@ -255,7 +280,7 @@ def test_snakemake_refuses_a_bad_params_file_before_planning(edit, named, tmp_pa
     (tmp_path / "params.yaml").write_text(changed, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "-q"],
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path), "-n", "-q", *extra],
         capture_output=True,
         text=True,
         env=env,

@@ -11,12 +11,13 @@ from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
-from itmbench.params import check_config, load_yaml
+from itmbench.params import check_config, check_schema, load_yaml
 
 
 # Snakemake's `configfile:` keeps the last of a repeated key: read each config file again, refusing them.
 for configfile_path in workflow.configfiles:
     load_yaml(configfile_path)
+check_schema(config)  # the schema's complaints in one line each, naming the dotted key
 validate(config, schema="../schemas/params.schema.yaml", set_default=True)
 check_config(config)  # what the schema cannot state: NaN/infinity, cross-field constraints, nested sections
 

@@ -20,10 +20,8 @@ SWEEPS = ("sizes", "lambda_gen")
 
 def cmd_mcic_sweep(args: argparse.Namespace) -> None:
     """Train one sweep's variants on the MCIC train split, score them on dev and test: one long CSV."""
-    import pandas as pd
-
     from itmbench.errors import InputError
-    from itmbench.io import write_text
+    from itmbench.io import read_parquet_file, write_text
     from itmbench.papers.mcic import canonical as mcic
     from itmbench.papers.mcic.sweeps import lambda_gen_sweep, size_sweep
     from itmbench.params import validated_section
@@ -46,7 +44,7 @@ def cmd_mcic_sweep(args: argparse.Namespace) -> None:
         path = Path(args.captions) / "captions.parquet"
         if not path.exists():
             raise InputError(f"{path}: missing; expected the world's captions (columns image_id, text)")
-        captions = pd.read_parquet(path, columns=["image_id", "text"])
+        captions = read_parquet_file(path, columns=["image_id", "text"])
         frame = lambda_gen_sweep(train, evals, features, captions, config)
     write_text(args.out, frame.round(6).to_csv(index=False, lineterminator="\n"))
     log.info("mcic %s sweep: %d rows -> %s", args.sweep, len(frame), args.out)

@@ -57,14 +57,13 @@ def _write_embedded(out: str, emb: dict, model: str) -> None:
 
 def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
-    import pandas as pd
-
+    from itmbench.io import read_parquet_file
     from itmbench.models.spec import model_spec
     from itmbench.scoring.embed import embed_items_on_devices, folder_items, visible_devices
 
     set_threads(args.threads)
     spec = model_spec(args.model, args.spec)
-    items = pd.read_parquet(args.needed) if args.needed else folder_items(args.items, args.splits)
+    items = read_parquet_file(args.needed) if args.needed else folder_items(args.items, args.splits)
     devices = visible_devices(args.devices)
     if len(devices) > 1:  # item batches split across devices (CUDA, else CPU shards), one worker each
         emb = embed_items_on_devices(

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from itmbench.io import load_torch
 from itmbench.models.spec import ModelSpec, autocast
 
 CONFIG_DIR = Path(__file__).parent / "configs"
@@ -154,7 +155,7 @@ def checkpoint_state_dict(path: str | Path) -> dict[str, torch.Tensor]:
 
             obj: Any = load_file(str(path))
         else:
-            obj = torch.load(path, map_location="cpu", weights_only=True)
+            obj = load_torch(path)
     except Exception as err:  # noqa: BLE001 - re-raised with the file named
         raise ValueError(f"{path}: not a readable checkpoint ({err})") from err
     if isinstance(obj, dict):

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from itmbench.io import load_torch
 from itmbench.params import config_from_section
 
 # The model families; models/registry.py's FAMILIES builds each (tests/models check they agree).
@@ -72,7 +73,7 @@ def autocast(device: torch.device) -> Any:
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load a checkpoint written by the trainers, naming the file when it is not one."""
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        state = load_torch(path)
     except Exception as err:  # noqa: BLE001 - re-raised with the file named
         raise ValueError(f"{path}: not a readable checkpoint ({err})") from err
     if not isinstance(state, dict) or "state_dict" not in state:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path, write_parquet
+from itmbench.io import atomic_path, read_parquet_file, write_parquet
 from itmbench.negatives.edits import STREAM_GENERATE, CandidateConfig, _rng, instance_keys, sugarcrepe_instances
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.world.captions import CaptionStructure
@@ -116,7 +116,7 @@ class PregeneratedGenerator:
         for name in (TABLE_FILE, IMAGES_FILE):
             if not (d / name).exists():
                 raise FileNotFoundError(f"{d / name}: missing; expected a folder written by generate-candidates")
-        table = pd.read_parquet(d / TABLE_FILE)
+        table = read_parquet_file(d / TABLE_FILE)
         missing = [c for c in COLUMNS if c not in table.columns]
         if missing:
             raise ValueError(f"{d / TABLE_FILE}: missing columns {missing}; expected {list(COLUMNS)}")

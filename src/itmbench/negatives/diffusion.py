@@ -68,7 +68,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import output_set, write_bytes, write_json
+from itmbench.io import load_torch, output_set, write_bytes, write_json
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure
@@ -309,7 +309,7 @@ def load_diffusion(path: str | Path, device: str = "cpu") -> WorldDiffusion:
         path = path / MODEL_FILE
     if not path.exists():
         raise FileNotFoundError(f"{path}: missing; expected a world diffusion model (run train_diffusion)")
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    state = load_torch(path)
     missing = [k for k in ("config", "vocab", "text", "unet") if k not in state]
     if missing:
         raise ValueError(f"{path}: missing keys {missing}; expected a model.pt written by train_diffusion")
@@ -423,7 +423,7 @@ def train_diffusion(
     step = 0
     ckpt_path = out / CHECKPOINT_FILE
     if ckpt_path.exists():
-        state = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+        state = load_torch(ckpt_path)
         if _checkpoint_matches(state, cfg, vocab):
             model.text.load_state_dict(state["text"])
             model.unet.load_state_dict(state["unet"])

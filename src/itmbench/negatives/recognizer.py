@@ -58,7 +58,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import output_set, write_json
+from itmbench.io import load_torch, output_set, write_json
 from itmbench.negatives.diffusion import write_torch
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.params import make_config
@@ -251,7 +251,7 @@ class Recognizer:
             path = path / MODEL_FILE
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected a recognizer model (run train_recognizer)")
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        state = load_torch(path)
         if "config" not in state or "net" not in state:
             raise ValueError(f"{path}: missing keys config/net; expected a model.pt written by train_recognizer")
         cfg = make_config(RecognizerConfig, state["config"])

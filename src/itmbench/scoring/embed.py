@@ -13,7 +13,7 @@ import pandas as pd
 from PIL import Image
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path
+from itmbench.io import atomic_path, read_parquet_file
 
 if TYPE_CHECKING:
     from itmbench.models.registry import DualEncoder
@@ -39,7 +39,7 @@ class ItemStore:
         self.caption_text: dict[int, str] = {}
         for d in (self.path, *map(Path, extra_dirs)):
             store = len(self.arrays)
-            table = pd.read_parquet(d / "images.parquet")
+            table = read_parquet_file(d / "images.parquet")
             if (d / "images.npy").exists():
                 with reading(d / "images.npy"):
                     self.arrays.append(np.load(d / "images.npy", mmap_mode="r"))
@@ -51,7 +51,7 @@ class ItemStore:
                 if int(image_id) in self.image_row:
                     raise ValueError(f"{d / 'images.parquet'}: image id {image_id} is already defined elsewhere")
                 self.image_row[int(image_id)] = (store, row)
-            caps = pd.read_parquet(d / "captions.parquet")
+            caps = read_parquet_file(d / "captions.parquet")
             for caption_id, text in zip(caps["caption_id"].to_numpy(), caps["text"]):
                 if int(caption_id) in self.caption_text:
                     raise ValueError(f"{d / 'captions.parquet'}: caption id {caption_id} is already defined elsewhere")
@@ -117,7 +117,7 @@ def folder_items(items_dir: str | Path, splits: Sequence[str] | None = None) -> 
     d = Path(items_dir)
     frames = []
     for kind, name, col in (("image", "images.parquet", "image_id"), ("caption", "captions.parquet", "caption_id")):
-        table = pd.read_parquet(d / name)
+        table = read_parquet_file(d / name)
         if splits is not None:
             table = table[table["split"].isin(list(splits))]
         frames.append(pd.DataFrame({"kind": kind, "item_id": np.sort(table[col].to_numpy(dtype=np.int64))}))

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
+from itmbench.io import read_parquet_file, write_parquet
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.retrieval import top_k
 
@@ -78,7 +78,7 @@ class PairScores:
         self.path = ", ".join(map(str, paths))
         frames = []
         for p in paths:
-            frame = pd.read_parquet(p)
+            frame = read_parquet_file(p)
             missing = [c for c in SCORE_COLUMNS if c not in frame.columns]
             if missing:
                 raise ValueError(f"{p}: missing columns {missing}; expected {list(SCORE_COLUMNS)}")

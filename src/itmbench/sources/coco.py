@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import decode_utf8, parse_json, write_json, write_parquet
+from itmbench.io import decode_utf8, parse_json, read_parquet_file, write_json, write_parquet
 from itmbench.sources.released import check_released
 
 KARPATHY_MEMBER = "dataset_coco.json"
@@ -146,15 +146,31 @@ def build_coco_items(
     return images, captions, summary
 
 
+IMAGE_SIGNATURES = {b"\xff\xd8\xff": "JPEG", b"\x89PNG\r\n\x1a\n": "PNG"}  # COCO's JPEGs; an export's PNGs
+
+
 def check_members(images: pd.DataFrame, limit: int | None = None) -> None:
-    """Every image's member is in its zip (the first `limit` per zip when given), naming the first missing."""
+    """Every image's member is in its zip and starts as a JPEG or PNG does (the first `limit` per zip when
+    given), naming the zip and the first member that is missing or not an image."""
     for archive, group in images.groupby(images["path"].str.split("::").str[0], sort=True):
-        with zipfile.ZipFile(archive) as zf:
-            names = set(zf.namelist())
         members = group["path"].str.split("::").str[1]
-        for image_id, member in zip(group["image_id"][:limit], members[:limit]):
-            if member not in names:
-                raise ValueError(f"{archive}: no member {member!r} for image {image_id}; expected the COCO 2014 zip")
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                names = set(zf.namelist())
+                for image_id, member in zip(group["image_id"][:limit], members[:limit]):
+                    if member not in names:
+                        raise ValueError(
+                            f"{archive}: no member {member!r} for image {image_id}; expected the COCO 2014 zip"
+                        )
+                    with zf.open(member) as f:
+                        head = f.read(8)
+                    if not any(head.startswith(magic) for magic in IMAGE_SIGNATURES):
+                        raise ValueError(
+                            f"{archive}: member {member!r} (image {image_id}) is not an image (it starts with "
+                            f"{head!r}); expected a {' or '.join(IMAGE_SIGNATURES.values())} file"
+                        )
+        except (zipfile.BadZipFile, EOFError) as err:
+            raise ValueError(f"{archive}: not a readable zip file ({err}); expected the COCO 2014 zip") from err
 
 
 def write_coco_items(
@@ -174,8 +190,8 @@ def needed_items(bench_items: list[pd.DataFrame], items_dir: str | Path) -> pd.D
     """The union of the benchmarks' (kind, item_id) that are COCO items (added items are embedded apart)."""
     items_dir = Path(items_dir)
     coco_ids = {
-        "image": set(pd.read_parquet(items_dir / "images.parquet", columns=["image_id"])["image_id"]),
-        "caption": set(pd.read_parquet(items_dir / "captions.parquet", columns=["caption_id"])["caption_id"]),
+        "image": set(read_parquet_file(items_dir / "images.parquet", columns=["image_id"])["image_id"]),
+        "caption": set(read_parquet_file(items_dir / "captions.parquet", columns=["caption_id"])["caption_id"]),
     }
     union = pd.concat(bench_items, ignore_index=True)[["kind", "item_id"]].drop_duplicates()
     unknown = sorted(set(union["kind"]) - set(coco_ids))

@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_bytes, write_parquet
+from itmbench.io import read_parquet_file, write_bytes, write_parquet
 from itmbench.negatives.captions import SUBSETS
 from itmbench.params import config_from_section
 
@@ -131,7 +131,7 @@ class CocoItems:
         for p in paths:
             if not p.exists():
                 raise FileNotFoundError(f"{p}: missing; expected the COCO items folder (run `itmbench coco-items`)")
-        return CocoItems(pd.read_parquet(paths[0]), pd.read_parquet(paths[1]), str(paths[0]), str(paths[1]))
+        return CocoItems(read_parquet_file(paths[0]), read_parquet_file(paths[1]), str(paths[0]), str(paths[1]))
 
     def _lookup(
         self, keys: Sequence[Any], index: pd.Index, values: np.ndarray, file: Any, record: Record, what: str

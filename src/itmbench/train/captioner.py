@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from itmbench.io import atomic_path, write_json
+from itmbench.io import atomic_path, load_torch, write_json
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.spec import ModelSpec, autocast
 from itmbench.train.config import TrainConfig
@@ -95,7 +95,7 @@ def train_coca(
     resume_path, key = out_path.parent / ".resume.pt", _config_hash(spec, cfg, items_dir)
     first_epoch = 0
     if resume_path.exists():
-        saved = torch.load(resume_path, map_location="cpu", weights_only=False)
+        saved = load_torch(resume_path, weights_only=False)
         if saved.get("key") == key:  # a resume file of another run (spec, params, data) is ignored
             model.load_state_dict(saved["model"])
             opt.load_state_dict(saved["optimizer"])

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from itmbench.io import read_parquet_file
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec
 from itmbench.scoring.embed import ItemStore
@@ -137,7 +138,7 @@ class CocoNegativePairSource:
 
 def read_split_captions(items_dir: Path, splits: tuple[str, ...]) -> pd.DataFrame:
     """Captions of these Karpathy splits, sorted by id, naming the folder when there are none."""
-    caps = pd.read_parquet(items_dir / "captions.parquet")
+    caps = read_parquet_file(items_dir / "captions.parquet")
     caps = caps[caps["split"].isin(splits)].sort_values("caption_id", kind="stable").reset_index(drop=True)
     if len(caps) < 2:
         raise ValueError(
@@ -186,7 +187,7 @@ def build_coco_source(
         return CocoPairSource(pairs)
     if negatives_path is None:
         raise ValueError(f"trainer {trainer}: needs the LLM negatives table (--negatives)")
-    negatives = pd.read_parquet(negatives_path).reset_index(drop=True)
+    negatives = read_parquet_file(negatives_path).reset_index(drop=True)
     by_caption = _negatives_by_caption(negatives, pairs.caption_ids, str(negatives_path))
     k = cfg.hard_negatives_per_sample
     if trainer == "negclip":
@@ -204,7 +205,7 @@ def build_coco_source(
         )
     if images_dir is None:
         raise ValueError("trainer trohn_img: needs the generated negative images (--negative-images)")
-    manifests = [pd.read_parquet(p) for p in sorted(Path(images_dir).glob("*/manifest.parquet"))]
+    manifests = [read_parquet_file(p) for p in sorted(Path(images_dir).glob("*/manifest.parquet"))]
     if not manifests:
         raise ValueError(f"{images_dir}: no */manifest.parquet; expected the shards of `itmbench coco-image-negatives`")
     paths: dict[int, list[str]] = {}

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from itmbench.io import atomic_path, output_set, write_json
+from itmbench.io import atomic_path, load_torch, output_set, write_json
 from itmbench.metrics.retrieval import recall_at_k
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec, autocast
@@ -408,7 +408,7 @@ def fit(
     resume_path = out_path.parent / ".resume.pt"
     state: dict[str, Any] = {"epoch": 0, "history": [], "best_score": -1.0, "best_state": None}
     if resume_path.exists():
-        saved = torch.load(resume_path, map_location="cpu", weights_only=False)
+        saved = load_torch(resume_path, weights_only=False)
         if saved.get("key") == key:
             model.load_state_dict(saved["model"])
             opt.load_state_dict(saved["optimizer"])

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path, write_parquet
+from itmbench.io import atomic_path, read_parquet_file, write_parquet
 from itmbench.world.captions import CaptionStructure, caption_scene
 from itmbench.world.render import render_scene
 from itmbench.world.scene import Scene, sample_scene
@@ -130,7 +130,7 @@ def read_world(items_dir: str | Path) -> World:
         images = np.load(d / "images.npy", mmap_mode="r")
     return World(
         images=images,
-        image_table=pd.read_parquet(d / "images.parquet"),
-        caption_table=pd.read_parquet(d / "captions.parquet"),
-        scene_table=pd.read_parquet(d / "scenes.parquet"),
+        image_table=read_parquet_file(d / "images.parquet"),
+        caption_table=read_parquet_file(d / "captions.parquet"),
+        scene_table=read_parquet_file(d / "scenes.parquet"),
     )

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet_folder
+from itmbench.io import read_parquet_checked, read_parquet_file, write_parquet_folder
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import TASKS, pairs_schema
 from itmbench.params import make_config
@@ -57,7 +57,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
         tables[name] = read_parquet_checked(path, columns, "a CxC benchmark folder (run the cxc build rule)")
     for path in sorted(d.glob("*.parquet")):
         if path.stem not in tables:
-            tables[path.stem] = pd.read_parquet(path)
+            tables[path.stem] = read_parquet_file(path)
     return tables
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
+from itmbench.io import read_parquet_file, write_parquet
 from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES
 
 I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
@@ -108,7 +108,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
             continue  # construction and PM tables exist only where they were built or released
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected the ECCV Caption table {name!r} (run the eccv rule)")
-        df = pd.read_parquet(path)
+        df = read_parquet_file(path)
         cols = REQUIRED_COLUMNS[name]
         absent = [c for c in cols if c not in df.columns]
         if absent:

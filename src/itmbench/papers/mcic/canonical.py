@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import write_parquet
+from itmbench.io import read_parquet_file, write_parquet
 from itmbench.papers.mcic.config import N_OPTIONS
 
 TABLE_COLUMNS: dict[str, list[str]] = {
@@ -116,7 +116,7 @@ def read(out_dir: str | Path) -> dict[str, pd.DataFrame]:
             continue  # construction tables exist only for a benchmark built in the world
         if not path.exists():
             raise FileNotFoundError(f"{path}: missing; expected the MCIC table {name!r} (run the mcic build rule)")
-        df = pd.read_parquet(path)
+        df = read_parquet_file(path)
         absent = [c for c in cols if c not in df.columns and c not in WORLD_ONLY_COLUMNS]
         if absent:
             raise ValueError(f"{path}: missing columns {absent}; expected {cols}")
