@@ -370,6 +370,7 @@ def check_config(config: Mapping[str, Any]) -> None:
             if isinstance(values, Mapping):
                 validated_section(definition, copy.deepcopy(dict(values)), f"params {key}")
     check_references(config)
+    coco_model_specs(config)  # a `coco.only_models` name that is not a model is refused when the run is planned
     train = config.get("train", {})
     for models in ("models", "coco.models"):
         for key, spec in _entries(config, f"{models}.*"):
@@ -451,6 +452,23 @@ def check_references(config: Mapping[str, Any]) -> None:
             f"params registry: {registry}: {what} (from {Path.cwd()}); expected a registry overlay file "
             f"(released.yaml's format, e.g. one written by `itmbench export-release`)"
         )
+
+
+def coco_model_specs(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The COCO source's models: `coco.models`, or only those `coco.only_models` names (a config file's
+    `coco.models` is merged into params.yaml's, so a selection is how a run scores one checkpoint alone)."""
+    coco = config.get("coco") or {}
+    models = dict(coco.get("models") or {})
+    only = coco.get("only_models")
+    if only is None:
+        return models
+    unknown = [name for name in only if name not in models]
+    if unknown:
+        raise InputError(
+            f"params coco.only_models: {unknown} not in coco.models; expected some of {sorted(models)} "
+            "(add the model to coco.models in the same config file)"
+        )
+    return {name: models[name] for name in only}
 
 
 def config_from_section(

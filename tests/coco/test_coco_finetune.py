@@ -115,10 +115,13 @@ def test_a_world_trainer_is_refused_on_coco(coco, tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_no_kept_negative_trains_negclip_on_pairs_and_leaves_trohn_img_at_its_start(coco, tmp_path) -> None:
-    """An LLM that follows no template (the small COCO DAG's random GPT-2): TROHN-Text's fine-tune has no hard
-    negative to add, TROHN-Img's has no generated image (the shards' manifests are empty): its checkpoint is the
-    starting model, unchanged, and its history says so (zero samples, best epoch 0)."""
+def test_no_kept_negative_stops_or_with_min_kept_0_trains_negclip_on_pairs_and_leaves_trohn_img_at_its_start(
+    coco, tmp_path, capsys
+) -> None:
+    """An LLM that follows no template (the small COCO DAG's random GPT-2): by default each TROHN fine-tune stops,
+    naming its recipe and counts, and writes nothing. With --min-kept 0 (the smoke test's coco.min_kept) TROHN-Text's
+    fine-tune has no hard negative to add, TROHN-Img's has no generated image (the shards' manifests are empty): its
+    checkpoint is the starting model, unchanged, and its history says so (zero samples, best epoch 0)."""
     torch.set_num_threads(1)
     negatives = pd.read_parquet(coco / "negatives.parquet").assign(follows_template=False, negative_caption=None)
     negatives.to_parquet(tmp_path / "negatives.parquet")
@@ -134,7 +137,10 @@ def test_no_kept_negative_trains_negclip_on_pairs_and_leaves_trohn_img_at_its_st
         args += ["--val-images", "2", "--device", "cpu"]
         if trainer == "trohn_img":
             args += ["--negative-images", str(tmp_path / "images")]
-        assert main(args) == 0, trainer
+        assert main(args) == 2 and not (tmp_path / f"{trainer}.pt").exists(), trainer
+        err = capsys.readouterr().err
+        assert f"coco-finetune m_{trainer} ({trainer}): 0 " in err and "coco.min_kept" in err, err
+        assert main([*args, "--min-kept", "0"]) == 0, trainer
     negclip = json.loads((tmp_path / "negclip.json").read_text())
     assert negclip["best_epoch"] == 1 and negclip["samples"]["negatives"] == {}
     trohn_img = json.loads((tmp_path / "trohn_img.json").read_text())

@@ -165,6 +165,23 @@ def test_check_config_validates_the_nested_sections():
         check_config(config)
 
 
+def test_coco_only_models_replaces_the_merged_models_and_a_name_not_among_them_is_refused():
+    """A config file's `coco.models` entry is merged into params.yaml's: `coco.only_models` keeps that one alone."""
+    config = _params()
+    config["coco"]["models"]["mine"] = {"family": "open_clip", "arch": "itm-clip-tiny", "pretrained": "w.pt"}
+    assert set(params.coco_model_specs(config)) == {"mine", "random", "vit_b_32", "vit_b_16", "vit_l_14"} | {
+        "clip_coco",
+        "clip_trohn_text",
+        "clip_trohn_img",
+    }
+    config["coco"]["only_models"] = ["mine", "random"]
+    assert params.coco_model_specs(config) == {m: config["coco"]["models"][m] for m in ("mine", "random")}
+    check_config(config)
+    config["coco"]["only_models"] = ["mine", "yours"]
+    with pytest.raises(InputError, match=r"params coco\.only_models: \['yours'\] not in coco\.models"):
+        check_config(config)
+
+
 # -- YAML ----------------------------------------------------------------------------------------------------
 
 

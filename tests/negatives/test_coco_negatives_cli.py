@@ -108,6 +108,8 @@ def test_caption_negatives_sharded_then_merged(gpt2_dir, captions, tmp_path) -> 
                 str(out),
                 "--summary-csv",
                 str(tmp_path / "filter.csv"),
+                "--min-kept",
+                "0",  # the random-weight GPT-2 follows no template
             ]
         )
         == 0
@@ -185,3 +187,35 @@ def test_image_negatives_from_a_saved_sdxl_pipeline(pipe, tmp_path) -> None:  # 
     manifest = pd.read_parquet(out / "manifest.parquet")
     assert len(manifest) == 4 and set(manifest["id"]) <= {0, 2, 3}  # 2 of the kept negatives, 2 images each
     assert all((out / p).exists() for p in manifest["path"])
+
+
+def test_a_merge_that_keeps_no_negative_stops_naming_the_filter_and_its_counts(tmp_path, capsys) -> None:
+    """No generation followed its template: the merge stops (exit 2, nothing written) unless --min-kept 0."""
+    shard = tmp_path / "shard_0.parquet"
+    pd.DataFrame(
+        {"caption_id": [1, 1, 2], "subset": ["replace_att", "swap_obj", "replace_att"], "reason": ["no_template"] * 3}
+    ).to_parquet(shard)
+    out = tmp_path / "negatives.parquet"
+    args = ["coco-merge-negatives", str(shard), "--out", str(out), "--summary-csv", str(tmp_path / "filter.csv")]
+    assert main(args) == 2 and not out.exists() and not (tmp_path / "filter.csv").exists()
+    err = capsys.readouterr().err
+    assert "coco-merge-negatives: 0 negative captions kept by the LLM's template filter (of 3 generations" in err
+    assert "'no_template': 3" in err and "coco.min_kept" in err, err
+    assert main([*args, "--min-kept", "0"]) == 0 and len(pd.read_parquet(out)) == 3
+    assert main([*args, "--min-kept", "4"]) == 2  # fewer kept than asked for, some kept or not
+
+
+def test_image_negatives_with_no_kept_caption_to_draw_stop_before_loading_sdxl(tmp_path, capsys) -> None:
+    negatives = pd.DataFrame(
+        {"caption_id": [1, 2], "negative_caption": [None, None], "follows_template": [False, False]}
+    )
+    negatives.to_parquet(tmp_path / "negatives.parquet")
+    cfg = {"base_model": str(tmp_path / "no_sdxl_here"), "unet_model": str(tmp_path / "no_sdxl_here")}
+    args = ["coco-image-negatives", "--negatives", str(tmp_path / "negatives.parquet"), "--sample", "8"]
+    args += ["--shard", "0", "--shards", "1", "--config", json.dumps(cfg), "--device", "cpu"]
+    args += ["--out-dir", str(tmp_path / "shard_0")]
+    assert main(args) == 2 and not (tmp_path / "shard_0").exists()
+    err = capsys.readouterr().err
+    assert (
+        "coco-image-negatives: 0 negative captions drawn for SDXL (of 0 kept by the template filter, 2 generated" in err
+    )

@@ -4,14 +4,20 @@ The tiny world's benchmarks are built by the world's own rules, exported by `itm
 coco source's rules run on the export as on a mirror of the real files (`--config source=coco mirror=<release>
 registry=<release>/released.yaml`): every file fetched through DVC and md5-checked against the release's own
 overlay, `coco-items` from the zips, each benchmark from its released files, the union of the items they need.
-(The rest of the COCO DAG needs the coco models: pretrained hub weights, an LLM and SDXL.)
+(The rest of the COCO DAG needs the coco models: pretrained hub weights, an LLM and SDXL.) Then a user's own
+checkpoint in one command: the world's `clip` weights as `coco.models.mine`, selected with the random baseline
+by `coco.only_models`, scored on every benchmark and a row of each table, with nothing trained, generated or
+downloaded.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pandas as pd
 import pytest
-from workflow_helpers import copy_workflow, snakemake
+from workflow_helpers import copy_workflow, planned_jobs, snakemake
 
 from itmbench.cli import main
 from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
@@ -43,3 +49,27 @@ def test_the_coco_dags_data_stage_runs_on_the_worlds_release(tmp_path):
     assert len(coco) == len(world) and (coco["split"].value_counts() == world["split"].value_counts()).all()
     for name in COCO_BENCHMARKS:
         assert len(pd.read_parquet(d / "data" / "coco" / name / "items.parquet")), name
+
+    # a user's checkpoint in one command (docs/coco.md, "Scoring your own checkpoint"): the world's clip
+    res = snakemake(d, "results/world/models/clip/model.pt")
+    assert res.returncode == 0, res.stderr[-3000:]
+    mine = {"family": "open_clip", "arch": "itm-clip-tiny", "pretrained": "results/world/models/clip/model.pt"}
+    user = {**overlay, "coco": {"models": {"mine": mine}, "only_models": ["mine", "random"]}}
+    plan = planned_jobs(d, override=user)
+    rules = Counter(rule for rule, _ in plan)
+    assert not {"coco_caption_negatives", "coco_image_negatives", "coco_finetune", "train"} & set(rules), rules
+    scoring = [w for rule, w in plan if rule in ("embed", "embed_added", "score_benchmark")]
+    assert {re.search(r"model=(\w+)", w)[1] for w in scoring} == {"mine", "random"}, plan  # only those selected
+    assert rules["score_benchmark"] == 2 * len(COCO_BENCHMARKS), rules
+    tables = [f"results/coco/tables/{name}/{name}.csv" for name in COCO_BENCHMARKS]
+    res = snakemake(d, *tables, override=user)  # (ECCV's ranking figure needs two image-text models)
+    assert res.returncode == 0, res.stderr[-3000:]
+    for name in COCO_BENCHMARKS:
+        table = pd.read_csv(d / "results" / "coco" / "tables" / name / f"{name}.csv")
+        rows = table["model"] if "model" in table else table["row"]  # a table's model column, or its row names
+        assert set(rows) == {"mine", "random"}, (name, table)
+    again = snakemake(d, "-n", *tables, override=user)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr, again.stdout[-3000:]
+    # a selection naming no model of coco.models stops before planning, naming the key
+    res = snakemake(d, "-n", override={**user, "coco": {"only_models": ["theirs"]}})
+    assert res.returncode != 0 and "coco.only_models: ['theirs'] not in coco.models" in res.stderr, res.stderr[-3000:]

@@ -120,6 +120,8 @@ rule coco_merge_negatives:
         negatives=f"{RESULTS}/negatives/text/negatives.parquet",
         csv=f"{RESULTS}/tables/trohn/text_filter.csv",
         md=f"{RESULTS}/tables/trohn/text_filter.md",
+    params:
+        min_kept=COCO["min_kept"],
     threads: 1
     resources:
         mem_mb=8000,
@@ -130,7 +132,8 @@ rule coco_merge_negatives:
     conda:
         ENV
     shell:
-        "itmbench coco-merge-negatives {input} --out {output.negatives} --summary-csv {output.csv} > {log} 2>&1"
+        "itmbench coco-merge-negatives {input} --out {output.negatives} --summary-csv {output.csv} "
+        "--min-kept {params.min_kept} > {log} 2>&1"
 
 
 rule coco_image_negatives:
@@ -143,6 +146,7 @@ rule coco_image_negatives:
         shards=COCO["sdxl_shards"],
         sample=COCO["trohn_img_captions"],
         seed=COCO["seed"],
+        min_kept=COCO["min_kept"],
         out=dir_of_output(0),
     threads: 4
     resources:
@@ -157,7 +161,7 @@ rule coco_image_negatives:
     shell:
         "itmbench coco-image-negatives --negatives {input.negatives} --sample {params.sample} --seed {params.seed} "
         "--shard {wildcards.image_shard} --shards {params.shards} --config {params.config:q} "
-        "--out-dir {params.out} > {log} 2>&1"
+        "--min-kept {params.min_kept} --out-dir {params.out} > {log} 2>&1"
 
 
 rule coco_finetune:
@@ -172,6 +176,7 @@ rule coco_finetune:
         items_dir=dir_of_input("images"),
         negatives=get_finetune_flags,
         val_images=COCO["val_images"],
+        min_kept=COCO["min_kept"],
     threads: workflow.cores
     resources:
         mem_mb=32000,
@@ -184,5 +189,6 @@ rule coco_finetune:
         ENV
     shell:
         "itmbench coco-finetune --model {wildcards.trained} --spec {params.spec:q} --train {params.train:q} "
-        "--items {params.items_dir} {params.negatives} --val-images {params.val_images} --out {output.model} "
+        "--items {params.items_dir} {params.negatives} --val-images {params.val_images} --min-kept {params.min_kept} "
+        "--out {output.model} "
         "--history {output.history} --threads {threads} > {log} 2>&1"

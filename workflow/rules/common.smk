@@ -11,7 +11,7 @@ from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
-from itmbench.params import check_config, check_schema, load_yaml
+from itmbench.params import check_config, check_schema, coco_model_specs, load_yaml
 
 
 # Snakemake's `configfile:` keeps the last of a repeated key: read each config file again, refusing them.
@@ -36,8 +36,9 @@ RESULTS = f"results/{SOURCE}"
 # pairs/s per job), and a fixed count keeps the results byte-identical on any machine (float
 # reductions depend on the thread count). The COCO source's pretrained ViTs use every core (or a GPU).
 MODEL_THREADS = 1 if SOURCE == "world" else workflow.cores
-# The models of the source: the world's section `models`, or `coco.models` (pretrained and fine-tuned).
-MODEL_SPECS = config["models"] if SOURCE == "world" else config["coco"]["models"]
+# The models of the source: the world's section `models`, or `coco.models` (pretrained and fine-tuned), only
+# those `coco.only_models` names when it is set (a user's checkpoint scored alone: docs/coco.md).
+MODEL_SPECS = config["models"] if SOURCE == "world" else coco_model_specs(config)
 MODELS = sorted(MODEL_SPECS)
 TRAINED = sorted(m for m, spec in MODEL_SPECS.items() if spec.get("trainer"))
 WORLD_BENCHMARKS = sorted(BENCHMARKS)
@@ -101,9 +102,13 @@ def get_trained_spec(wildcards):
 
 
 def get_checkpoint(wildcards):
-    """A trained model's checkpoint, or nothing for a model used as built (random, pretrained)."""
+    """A trained model's checkpoint; a model used as built: its `pretrained` when that is a local checkpoint file
+    (a user's own weights: its embeddings are redone when the file changes), else nothing (random, hub weights)."""
     if wildcards.model in TRAINED:
         return f"{RESULTS}/models/{wildcards.model}/model.pt"
+    pretrained = MODEL_SPECS[wildcards.model].get("pretrained")
+    if pretrained and os.path.isfile(pretrained):
+        return pretrained
     return []
 
 

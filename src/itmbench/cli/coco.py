@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from itmbench.cli._args import add_registry_option, json_arg, name_value, non_negative_int, positive_int
+from itmbench.errors import InputError
 
 log = logging.getLogger("itmbench")
 
@@ -20,6 +21,16 @@ def _shard(frame, shard: int, shards: int):
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} of {shards}; expected 0 <= shard < shards")
     return frame.iloc[shard::shards]
+
+
+def require_output(stage: str, what: str, count: int, min_kept: int, counts: str) -> None:
+    """Stop a TROHN stage that produced fewer than `min_kept` (params `coco.min_kept`) of its outputs, naming the
+    stage, its filter and its counts, rather than pass a quiet empty table down the DAG."""
+    if count < min_kept:
+        raise InputError(
+            f"{stage}: {count} {what} ({counts}); expected at least {min_kept} (params coco.min_kept; "
+            "0 lets the stage produce nothing, as the smoke test's random-weight LLM does)"
+        )
 
 
 def cmd_coco_items(args: argparse.Namespace) -> None:
@@ -82,6 +93,12 @@ def cmd_merge_negatives(args: argparse.Namespace) -> None:
     merged = pd.concat(frames, ignore_index=True).sort_values(["caption_id", "subset"], kind="stable")
     merged = merged.reset_index(drop=True)
     summary = filter_summary(merged)
+    reasons = merged["reason"].value_counts().sort_index().to_dict()
+    counts = f"of {len(merged)} generations in {len(frames)} shards; by reason {reasons}"
+    kept = int(reasons.get("ok", 0))
+    require_output(
+        "coco-merge-negatives", "negative captions kept by the LLM's template filter", kept, args.min_kept, counts
+    )
     prefix = Path(args.summary_csv).with_suffix("")
     title = "TROHN-Text: LLM generations by subtype and template-filter reason"
     summary_files = [prefix.with_suffix(".csv"), prefix.with_suffix(".md")]
@@ -108,6 +125,8 @@ def cmd_image_negatives(args: argparse.Namespace) -> None:
     kept = negatives[negatives["follows_template"]]
     rng = np.random.default_rng(args.seed)
     n = min(args.sample, len(kept)) if args.sample else len(kept)
+    counts = f"of {len(kept)} kept by the template filter, {len(negatives)} generated; --sample {args.sample}"
+    require_output("coco-image-negatives", "negative captions drawn for SDXL", n, args.min_kept, counts)
     chosen = np.sort(rng.choice(kept.index.to_numpy(), size=n, replace=False))
     instances = pd.DataFrame({"id": chosen, "negative_caption": negatives.loc[chosen, "negative_caption"].to_numpy()})
     part = _shard(instances, args.shard, args.shards)
@@ -147,6 +166,7 @@ def cmd_coco_finetune(args: argparse.Namespace) -> None:
         tuple(args.splits),
         args.val_images,
         args.image_candidate,
+        args.min_kept,
     )
     log.info("fine-tuned %s: best epoch %s, val R@1 %.2f", spec.name, summary["best_epoch"], summary["val_r1"])
 
@@ -179,6 +199,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
     sp.add_argument("shards", nargs="+")
     sp.add_argument("--out", required=True)
     sp.add_argument("--summary-csv", required=True)
+    sp.add_argument("--min-kept", type=non_negative_int, default=1, help="fewest kept negatives (0: none is fine)")
 
     sp = add("coco-image-negatives", cmd_image_negatives, "TROHN-Img images of one shard (SDXL-DPO)")
     sp.add_argument("--negatives", required=True)
@@ -189,6 +210,7 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
     sp.add_argument("--config", type=json_arg, required=True, help="params `coco.sdxl` as JSON")
     sp.add_argument("--device", default="auto")
     sp.add_argument("--out-dir", required=True)
+    sp.add_argument("--min-kept", type=non_negative_int, default=1, help="fewest captions drawn (0: none is fine)")
 
     sp = add("coco-finetune", cmd_coco_finetune, "fine-tune a pretrained open_clip model on COCO (TROHN)")
     sp.add_argument("--model", required=True)
@@ -200,6 +222,9 @@ def add_commands(add: Callable[..., argparse.ArgumentParser]) -> None:
     sp.add_argument("--splits", nargs="+", default=["train", "restval"])
     sp.add_argument("--val-images", type=positive_int, default=1000)
     sp.add_argument("--image-candidate", default="random")
+    sp.add_argument(
+        "--min-kept", type=non_negative_int, default=1, help="fewest hard-negative samples of a TROHN recipe (0: none)"
+    )
     sp.add_argument("--threads", type=positive_int, default=1)
     sp.add_argument("--device", default="auto")
     sp.add_argument("--out", required=True)

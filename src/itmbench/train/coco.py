@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from itmbench.errors import InputError
 from itmbench.io import read_parquet_file
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec
@@ -231,6 +232,26 @@ def build_coco_source(
     )
 
 
+def check_hard_negatives(
+    spec: ModelSpec, source: Any, min_kept: int, negatives_path: str | Path | None, images_dir: str | Path | None
+) -> None:
+    """Refuse a TROHN fine-tune with fewer than `min_kept` hard-negative samples (params `coco.min_kept`)."""
+    if spec.trainer == "negclip":
+        count, what = (
+            sum(source.counts.values()),
+            f"hard-negative captions of {negatives_path} (by subtype {source.counts})",
+        )
+    elif spec.trainer == "trohn_img":
+        count, what = source.n_samples, f"generated negative pairs of {images_dir} with a caption of {negatives_path}"
+    else:
+        return
+    if count < min_kept:
+        raise InputError(
+            f"coco-finetune {spec.name} ({spec.trainer}): {count} {what} among {len(source.pairs.caption_ids)} train "
+            f"captions; expected at least {min_kept} (params coco.min_kept; 0 trains on what there is)"
+        )
+
+
 def run_coco_training(
     spec: ModelSpec,
     cfg: TrainConfig,
@@ -243,8 +264,12 @@ def run_coco_training(
     splits: tuple[str, ...] = ("train", "restval"),
     val_images: int = 1000,
     image_candidate: str = "random",
+    min_kept: int = 0,
 ) -> dict[str, Any]:
-    """Fine-tune a (pretrained) open_clip model on COCO by one of BiVLC's three recipes; best-on-val checkpoint."""
+    """Fine-tune a (pretrained) open_clip model on COCO by one of BiVLC's three recipes; best-on-val checkpoint.
+
+    A TROHN recipe with fewer than `min_kept` hard-negative samples (TROHN-Text: negative captions used;
+    TROHN-Img: generated pairs) stops before training, naming its inputs and counts."""
     if spec.trainer not in COCO_TRAINERS:
         raise ValueError(f"models.{spec.name}: trainer {spec.trainer!r} on COCO; expected one of {COCO_TRAINERS}")
     items_dir = Path(items_dir)
@@ -268,6 +293,7 @@ def run_coco_training(
         spec.trainer, pairs, tokenize, encoder.image_size, negatives_path, images_dir, cfg, image_candidate
     )
     build_seconds = round(time.time() - t0, 2)
+    check_hard_negatives(spec, source, min_kept, negatives_path, images_dir)
     val = coco_validation(store, items_dir, val_images)
     payload = json.dumps(
         {
