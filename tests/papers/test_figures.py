@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from itmbench.errors import InputError
 from itmbench.papers.eccv.bias import BIAS_QUANTITIES, I2T
 from itmbench.papers.eccv.figures import figure_e2
-from itmbench.papers.figures import draw_intervals, interval_bars, metric_series, new_figure
+from itmbench.papers.figures import draw_intervals, interval_bars, metric_series, new_figure, read_figure_data
 
 
 def _whisker_segments(ax) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -37,7 +38,7 @@ def test_horizontal_whiskers_and_missing_ends():
 
 def test_an_interval_whose_lower_end_is_above_its_upper_end_is_a_bug_not_bad_input():
     fig, axes = new_figure(3, 3)
-    with pytest.raises(RuntimeError, match="lower end 2.0 above its upper end 1.0"):
+    with pytest.raises(AssertionError, match="lower end 2.0 above its upper end 1.0"):
         draw_intervals(axes[0, 0], [0.0], np.array([[2.0], [1.0]]))
 
 
@@ -69,3 +70,12 @@ def test_figure_e2_draws_a_bias_whose_interval_lies_above_its_value():
     fig = figure_e2(frame, "world")
     segments = _whisker_segments(fig.axes[0])
     assert ((2.0, 1.285), (2.0, 1.40)) in segments
+
+
+def test_a_figure_table_with_an_interval_upside_down_is_refused_naming_the_file_and_row(tmp_path):
+    path = tmp_path / "figure.csv"
+    path.write_text("x,value,lo,hi\n1,0.5,0.4,0.6\n2,0.5,,0.6\n3,0.5,0.7,0.6\n")
+    with pytest.raises(InputError, match=r"figure.csv: line 4: interval lo 0.7 above hi 0.6; expected lo <= hi"):
+        read_figure_data(path, ("x", "value", "lo", "hi"))
+    path.write_text("x,value,lo,hi\n1,0.5,0.4,0.6\n2,0.5,,0.6\n")
+    assert len(read_figure_data(path, ("x", "value", "lo", "hi"))) == 2

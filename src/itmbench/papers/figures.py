@@ -55,6 +55,14 @@ def read_figure_data(path: str | os.PathLike, columns: tuple[str, ...]) -> pd.Da
         raise InputError(f"{path}: columns {missing} are missing; expected {list(columns)}")
     if frame.empty:
         raise InputError(f"{path}: no rows; expected the numbers of a figure")
+    if {"lo", "hi"} <= set(frame.columns):
+        lo, hi = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float) for c in ("lo", "hi"))
+        inverted = np.flatnonzero(lo > hi)  # NaN compares False: a missing end is allowed
+        if len(inverted):
+            row = int(inverted[0])
+            raise InputError(
+                f"{path}: line {row + 2}: interval lo {float(lo[row])!r} above hi {float(hi[row])!r}; expected lo <= hi"
+            )
     return frame
 
 
@@ -112,14 +120,14 @@ def draw_intervals(ax, positions, bounds, *, horizontal: bool = False, color="bl
     Drawn from the ends themselves, not as value - lower and upper - value: a percentile bootstrap interval
     need not contain its estimate (its lower end can lie above the value), and matplotlib refuses negative
     error lengths. An interval with a missing end is not drawn; one whose lower end lies above its upper
-    end is a bug in whatever computed it.
+    end is a bug in whatever computed it (`read_figure_data` refuses a file with one).
     """
     lo, hi = np.asarray(bounds, dtype=float)
     positions = np.broadcast_to(np.asarray(positions, dtype=float), lo.shape)
     keep = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(positions)
     if (lo[keep] > hi[keep]).any():
         bad = np.flatnonzero(keep & (lo > hi))[0]
-        raise RuntimeError(
+        raise AssertionError(
             f"interval {bad} has its lower end {float(lo[bad])!r} above its upper end {float(hi[bad])!r}"
         )
     if not keep.any():
