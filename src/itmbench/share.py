@@ -175,7 +175,9 @@ def restore_mtimes(root: Path = Path("."), manifest: Path = MANIFEST, pulled: bo
     corrupt = []
     for rel, (md5, ns) in sorted(entries.items()):
         f = _inside(root, rel, f"{path}: entry {rel!r}")
-        if not f.is_file() or f.is_symlink():
+        if f.is_symlink():  # a link the checkout has (a git-tracked one): present, its own time is not restored
+            continue
+        if not f.is_file():
             missing += 1
             continue
         if f.stat().st_mtime_ns != ns:

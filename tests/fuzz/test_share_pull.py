@@ -154,3 +154,26 @@ def test_an_unreachable_remote_is_one_line_naming_it_with_dvcs_reason(tmp_path, 
     assert rc == EXIT_INPUT
     assert "remote 'gone'" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in (lab_a / "data/world").rglob("*") if p.is_file()} == before
+
+
+def test_a_link_the_checkout_tracks_is_not_missing_so_the_restore_is_done_once(tmp_path):
+    # the tiny run's workflow/envs/itmbench.yaml is a git-tracked link: counted missing, it kept the marker from
+    # being written, and every later parse put back the time of a file rewritten with its own bytes
+    (tmp_path / ".dvc").mkdir()  # a DVC checkout: where the marker lives
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.txt").write_text("a")
+    (tmp_path / "env.yaml").write_text("env")
+    (tmp_path / "link.yaml").symlink_to("env.yaml")
+    _manifest(
+        tmp_path,
+        {
+            "data/a.txt": {"md5": file_md5(data / "a.txt"), "mtime_ns": OLD},
+            "link.yaml": {"md5": file_md5(tmp_path / "env.yaml"), "mtime_ns": OLD},
+        },
+    )
+    assert restore_mtimes(tmp_path) == (1, 0)
+    assert (data / "a.txt").stat().st_mtime_ns == OLD
+    (data / "a.txt").write_text("a")  # rewritten after the restore, with the same bytes: its dependants rerun
+    assert restore_mtimes(tmp_path) == (0, 0)
+    assert (data / "a.txt").stat().st_mtime_ns > OLD
