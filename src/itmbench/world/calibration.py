@@ -283,30 +283,24 @@ def _eccv_coco(raw: Path | None) -> dict[str, Coco]:
     n_images, n_captions = 5000, 25000  # the Karpathy 5k test split, printed in both papers
     if original is not None:
         n_images, n_captions = original["image_id"].nunique(), original["caption_id"].nunique()
-    c2i = _load("eccv_eccv_caption_to_image", raw)
-    if c2i is not None:
-        queries = {c: i for i, c in enumerate(sorted(c2i["caption_id"].unique()))}
-        q = c2i["caption_id"].map(queries).to_numpy()
-        out["true images per caption, % of gallery"] = Coco(
-            per_query_share(q, len(queries), n_images).value,
-            f"{_file('eccv_eccv_caption_to_image')} over {n_images:,} images",
-        )
-    else:
-        out["true images per caption, % of gallery"] = Coco(
-            100.0 * 8.5 / 5000, "ECCV Caption Section 1 (8.5 positive images per caption, of 5,000)"
-        )
-    i2c = _load("eccv_eccv_image_to_caption", raw)
-    if i2c is not None:
-        queries = {c: i for i, c in enumerate(sorted(i2c["image_id"].unique()))}
-        q = i2c["image_id"].map(queries).to_numpy()
-        out["true captions per image, % of gallery"] = Coco(
-            per_query_share(q, len(queries), n_captions).value,
-            f"{_file('eccv_eccv_image_to_caption')} over {n_captions:,} captions",
-        )
-    else:
-        out["true captions per image, % of gallery"] = Coco(
-            100.0 * 17.9 / 25000, "ECCV Caption Section 1 (17.9 positive captions per image, of 25,000)"
-        )
+
+    def positives_share(key: str, query: str, gallery: int, of: str, printed: tuple[float, int, str]):
+        """A released association file's positives per query as % of the gallery, or the paper's printed mean
+        (positives, of a gallery of, what)."""
+        pairs = _load(key, raw)
+        if pairs is None:
+            mean, size, what = printed
+            return pairs, Coco(100.0 * mean / size, f"ECCV Caption Section 1 ({mean} {what}, of {size:,})")
+        queries = {c: i for i, c in enumerate(sorted(pairs[query].unique()))}
+        q = pairs[query].map(queries).to_numpy()
+        return pairs, Coco(per_query_share(q, len(queries), gallery).value, f"{_file(key)} over {gallery:,} {of}")
+
+    c2i, out["true images per caption, % of gallery"] = positives_share(
+        "eccv_eccv_caption_to_image", "caption_id", n_images, "images", (8.5, 5000, "positive images per caption")
+    )
+    _, out["true captions per image, % of gallery"] = positives_share(
+        "eccv_eccv_image_to_caption", "image_id", n_captions, "captions", (17.9, 25000, "positive captions per image")
+    )
     own_map = _load("eccv_original_caption_to_image", raw)
     if c2i is not None and own_map is not None:
         own = dict(zip(own_map["caption_id"].tolist(), own_map["image_id"].tolist()))
