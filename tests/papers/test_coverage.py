@@ -1,9 +1,13 @@
-"""Each paper's coverage matrix (papers/<paper>/coverage.csv): valid, complete against the paper and the registry."""
+"""Each paper's coverage matrix (papers/<paper>/coverage.csv): valid, complete against the paper and the registry;
+and each paper's recipe (papers/<paper>/published_recipe.csv): every cell printed in the paper's text, every cell on
+the paper's docs page."""
 
 from __future__ import annotations
 
+import csv
 import os
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -24,6 +28,7 @@ from itmbench.papers.published import load_published
 from itmbench.papers.registry import PAPERS
 from itmbench.papers.world import world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
+from itmbench.report import snippets
 
 REPO = Path(__file__).resolve().parents[2]
 # The papers' texts (../shared/seeds beside the clone; a user's clone has none), one file per paper.
@@ -34,6 +39,13 @@ SEED_FILES = {
     "bivlc": "003_f247ad34b2310c7d.txt",
     "cxc": "004_ab7cfc1aa0d4123d.txt",
 }
+# SugarCrepe's own paper is not among the texts: its recipe cites what BiVLC's paper says of it.
+RECIPE_TEXTS = {**SEED_FILES, "sugarcrepe": SEED_FILES["bivlc"]}
+RECIPE_HEADER = ["table", "row", "column", "value", "source"]
+# A recipe cell's source: where in the paper, then the paper's words in brackets, verbatim.
+RECIPE_SOURCE = re.compile(r"(?P<where>[^(]+) \((?P<quote>.+)\)")
+RECIPE_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e-?\d+)?")
+LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi"}
 MENTION = re.compile(r"\b(Table|Figure)s?\s+((?:[A-Z]\.)?\d+)")
 
 
@@ -59,6 +71,83 @@ def normalise(text: str) -> str:
     text = text.replace("\\rightarrow", "→").replace("\\leftrightarrow", "↔")
     text = re.sub(r"[’‘]", "'", re.sub(r"[“”]", '"', text))
     return re.sub(r"\s+", " ", re.sub(r"[*{}$]", "", text)).strip().lower()
+
+
+def printed(text: str) -> str:
+    """Text as a recipe cell is compared with the paper's: normalised, ligatures and LaTeX powers of ten spelt out
+    (2 \\times 10^{-4} -> 2e-4, 10^{-3} -> 1e-3), the extraction's spaced thousands (3, 000, 000) closed."""
+    for ligature, letters in LIGATURES.items():
+        text = text.replace(ligature, letters)
+    text = normalise(text)
+    text = re.sub(r"(\d+(?:\.\d+)?)\s*\\times\s*10\^(-?\d+)", r"\1e\2", text)
+    text = re.sub(r"(?<![\d.])10\^(-?\d+)", r"1e\1", text)
+    return re.sub(r"(?<=\d), (?=\d{3}\b)", ",", text)
+
+
+def read_recipe(paper: str) -> list[dict[str, str]]:
+    """A paper's published_recipe.csv (table,row,column,value,source), one dict a cell."""
+    path = REPO / "src" / "itmbench" / "papers" / paper / "published_recipe.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        assert reader.fieldnames == RECIPE_HEADER, path
+        return list(reader)
+
+
+def recipe_problems(cells: list[dict[str, str]], text: str) -> list[str]:
+    """Why each cell is not backed by the paper's text: its quote is not the paper's words, or its value (each
+    number of it, or its words) is not in the quote."""
+    texts = (printed(text), printed(re.sub(r"(?<=[a-z])-\n(?=[a-z])", "", text)))  # also with line-end hyphens joined
+    problems, seen = [], set()
+    for cell in cells:
+        key = (cell["table"], cell["row"], cell["column"])
+        source = RECIPE_SOURCE.fullmatch(cell["source"])
+        if key in seen or source is None:
+            problems.append(f"{key}: {'given twice' if key in seen else 'source is not: where (the words)'}")
+            continue
+        seen.add(key)
+        quote, value = printed(source["quote"]), printed(cell["value"])
+        if not any(quote in t for t in texts):
+            problems.append(f"{key}: the paper does not print {source['quote']!r}")
+        numbers = RECIPE_NUMBER.findall(value)
+        if numbers and not set(numbers) <= set(RECIPE_NUMBER.findall(quote)) or not numbers and value not in quote:
+            problems.append(f"{key}: value {cell['value']!r} is not in {source['quote']!r}")
+    return problems
+
+
+@pytest.mark.parametrize("paper", list(RECIPE_TEXTS))
+def test_every_recipe_cell_is_printed_in_the_papers_text(paper, seeds):
+    cells = read_recipe(paper)
+    assert cells, paper
+    assert recipe_problems(cells, (seeds / RECIPE_TEXTS[paper]).read_text(encoding="utf-8")) == []
+
+
+def test_a_recipe_cell_the_text_does_not_back_is_named():
+    text = "We fine-tune for 10 epochs at a learning rate of $2 \\times 10^{-4}$ with a batch size of 128."
+    cell = {"table": "appendix", "row": "lr", "column": "paper", "value": "2e-4"}
+    good = {**cell, "source": "appendix (a learning rate of $2 \\times 10^{-4}$ with a batch size of 128)"}
+    assert recipe_problems([good], text) == []
+    (wrong,) = recipe_problems([{**good, "value": "3e-4"}], text)
+    assert wrong.startswith("('appendix', 'lr', 'paper'): value '3e-4' is not in")
+    unprinted = {**cell, "value": "10", "source": "appendix (for 12 epochs)"}
+    assert [p.split(": ", 1)[1] for p in recipe_problems([unprinted], text)] == [
+        "the paper does not print 'for 12 epochs'",
+        "value '10' is not in 'for 12 epochs'",
+    ]
+    assert "source is not" in recipe_problems([{**cell, "source": "appendix"}], text)[0]
+    assert recipe_problems([good, good], text) == ["('appendix', 'lr', 'paper'): given twice"]
+
+
+@pytest.mark.parametrize("paper", list(RECIPE_TEXTS))
+def test_every_recipe_cell_is_on_the_papers_docs_page(paper):
+    page = REPO / "docs" / f"{paper}.md"
+    path = f"src/itmbench/papers/{paper}/published_recipe.csv"
+    quoted = set()
+    for s in snippets.find_snippets(page.read_text(), page):
+        if s.spec.startswith(f"published-cell {path} "):
+            opts = dict(word.split("=", 1) for word in shlex.split(s.spec) if "=" in word)
+            quoted.add((opts.get("table"), opts.get("row")))
+    missing = [(c["table"], c["row"]) for c in read_recipe(paper) if (c["table"], c["row"]) not in quoted]
+    assert missing == [], f"{page.name}: no published-cell snippet for {missing}"
 
 
 @pytest.mark.parametrize("paper", list(PAPERS))
