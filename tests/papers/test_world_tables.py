@@ -345,6 +345,35 @@ def test_eccv_table5_ranks_models_without_pmrp_by_the_metrics_they_have() -> Non
     eccv_figure(metrics, {}, {"random": "chance"})  # two ranked models: drawn, not refused
 
 
+def test_eccv_figure_with_one_image_text_model_draws_its_two_metrics_and_says_why_no_ranks() -> None:
+    """A user's one checkpoint (coco.only_models: [mine, random]): one panel, its R@1 and mAP@R with their
+    intervals, the title saying the rank comparison needs two image-text models (and Table 5's caption why it
+    has no cell); `random` is not one, so with it alone there is nothing to draw."""
+    from itmbench.papers.eccv.figures import eccv_figure
+    from itmbench.papers.eccv.tables import world_table_notes
+
+    metrics = _metrics()
+    assert "ranking needs" not in world_table_notes(metrics, {"random": "chance"})["Table 5"]
+    del metrics["eccv"]["vse"]
+    note = world_table_notes(metrics, {"random": "chance"})["Table 5"]  # Table 5's caption says why it is empty
+    assert note.endswith(
+        "No cell regenerated: a ranking needs >= 2 image-text models, this run has 1 ('random' is none)."
+    )
+    fig = eccv_figure(metrics, {"clip": "CLIP ViT-B/32"}, {"random": "chance"})
+    assert len(fig.axes) == 1
+    ax = fig.axes[0]
+    doc = metrics["eccv"]["clip"]["metrics"]
+    assert [b.get_height() for b in ax.patches] == [doc["original_r1"]["value"], doc["eccv_map_at_r"]["value"]]
+    whiskers = sorted(tuple(seg[:, 1]) for c in ax.collections for seg in c.get_segments())
+    ends = [(doc[n]["lo"], doc[n]["hi"]) for n in ("original_r1", "eccv_map_at_r")]
+    assert whiskers == sorted(ends)
+    assert ax.get_title() == "clip (CLIP ViT-B/32) (95% intervals)"
+    assert "needs >= 2 image-text models" in fig._suptitle.get_text()
+    del metrics["eccv"]["clip"]
+    with pytest.raises(ValueError, match="'random' is none"):
+        eccv_figure(metrics, {}, {"random": "chance"})
+
+
 def test_cxc_tables_read_every_direction_and_the_correlation_spread() -> None:
     out = world_comparison("cxc", _metrics(), {"vse": "VSE++"})
     assert _cell(out, "Table 2", "VSE++", "Text → Image R@10", block="CxC")["value"] == 24.0

@@ -7,7 +7,8 @@ overlay, `coco-items` from the zips, each benchmark from its released files, the
 (The rest of the COCO DAG needs the coco models: pretrained hub weights, an LLM and SDXL.) Then a user's own
 checkpoint in one command: the world's `clip` weights as `coco.models.mine`, selected with the random baseline
 by `coco.only_models`, scored on every benchmark and a row of each table, with nothing trained, generated or
-downloaded.
+downloaded; every report and the index rendered with that one image-text model (ECCV's ranking figure drawing
+its two metrics, Table 5 saying a ranking needs two).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from workflow_helpers import copy_workflow, planned_jobs, snakemake
+from workflow_helpers import copy_workflow, failure, planned_jobs, snakemake
 
 from itmbench.cli import main
 from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
@@ -62,13 +63,21 @@ def test_the_coco_dags_data_stage_runs_on_the_worlds_release(tmp_path):
     assert {re.search(r"model=(\w+)", w)[1] for w in scoring} == {"mine", "random"}, plan  # only those selected
     assert rules["score_benchmark"] == 2 * len(COCO_BENCHMARKS), rules
     tables = [f"results/coco/tables/{name}/{name}.csv" for name in COCO_BENCHMARKS]
-    res = snakemake(d, *tables, override=user)  # (ECCV's ranking figure needs two image-text models)
-    assert res.returncode == 0, res.stderr[-3000:]
+    reports = ["reports/coco/eccv.html", "reports/index.html"]  # every report: the index links them all
+    res = snakemake(d, *tables, *reports, override=user)
+    assert res.returncode == 0, failure(d, res)
+    # one image-text model (`random` is none): ECCV's figure draws its two metrics, Table 5 says why it is empty
+    assert (
+        "a ranking needs >= 2 image-text models"
+        in (d / "results" / "coco" / "tables" / "eccv" / "table5.md").read_text()
+    )
+    assert (d / "results" / "coco" / "figures" / "eccv" / "ranking.png").stat().st_size
+    assert "No cell regenerated: a ranking needs" in (d / "reports" / "coco" / "eccv.html").read_text()
     for name in COCO_BENCHMARKS:
         table = pd.read_csv(d / "results" / "coco" / "tables" / name / f"{name}.csv")
         rows = table["model"] if "model" in table else table["row"]  # a table's model column, or its row names
         assert set(rows) == {"mine", "random"}, (name, table)
-    again = snakemake(d, "-n", *tables, override=user)
+    again = snakemake(d, "-n", *tables, *reports, override=user)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr, again.stdout[-3000:]
     # a selection naming no model of coco.models stops before planning, naming the key
     res = snakemake(d, "-n", override={**user, "coco": {"only_models": ["theirs"]}})

@@ -7,7 +7,9 @@ One figure per paper (`WORLD_FIGURES`), written as ``<out_dir>/<stem>.{png,pdf}`
 - MCIC ``accuracy``: dev and test accuracy per model with intervals, the 20% chance line and the
   answer-position prior (always the option position most frequent on dev) on test.
 - ECCV ``ranking``: the Table 5 point: each image-text model's COCO-style R@1 (original positives)
-  against its ECCV mAP@R with intervals, and the two rankings side by side, Kendall tau-b in the title.
+  against its ECCV mAP@R with intervals, and the two rankings side by side, Kendall tau-b in the title;
+  with one image-text model (a user's checkpoint beside `random`), its R@1 and mAP@R with intervals in one
+  panel, the title saying that the rank comparison needs two or more.
 - BiVLC ``scores``: I2T, T2I and Group per model with intervals and the random levels (25, 25, 16.67).
 - CxC ``recall``: R@1, R@5, R@10 per model under the CxC positives, one panel per direction
   (i2t, t2i, t2t, i2i), with intervals.

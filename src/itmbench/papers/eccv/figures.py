@@ -1,4 +1,5 @@
-"""ECCV Caption's world figure: COCO-style R@1 against ECCV mAP@R per model, and the two rankings (Table 5's point)."""
+"""ECCV Caption's world figure: COCO-style R@1 against ECCV mAP@R per model, and the two rankings (Table 5's point);
+with one image-text model, its two metrics alone (no ranking to compare)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from itmbench.papers.eccv.tables import ECCV_TABLE5_WORLD, eccv_table5_models
 from itmbench.papers.figures import (
     COLOURS,
     draw_intervals,
+    interval_bars,
     interval_bounds,
     intervals_label,
     metric_series,
@@ -20,13 +22,16 @@ from itmbench.papers.world_cells import WorldMetrics
 
 
 def eccv_figure(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[str, str]):
-    """COCO-style R@1 against ECCV mAP@R per image-text model, and the two rankings side by side."""
+    """COCO-style R@1 against ECCV mAP@R per image-text model, and the two rankings side by side; with one
+    image-text model, its two metrics in one panel (`_one_model_figure`)."""
     from scipy.stats import kendalltau
 
     docs = metrics["eccv"]
     models = eccv_table5_models(metrics, kinds)
-    if len(models) < 2:
-        raise ValueError(f"ECCV ranking figure needs >= 2 image-text models with every metric, got {models}")
+    if not models:
+        raise ValueError("ECCV ranking figure needs an image-text model with every metric ('random' is none), got none")
+    if len(models) == 1:
+        return _one_model_figure(metrics, models[0], rows)
     r1_name, map_name = ECCV_TABLE5_WORLD["COCO 5K R@1"], ECCV_TABLE5_WORLD["ECCV mAP@R"]
     r1, r1_bounds = metric_series(docs, models, r1_name)
     map_r, map_bounds = metric_series(docs, models, map_name)
@@ -55,6 +60,28 @@ def eccv_figure(metrics: WorldMetrics, rows: Mapping[str, str], kinds: Mapping[s
     ax.set_ylabel("rank (1 = best)")
     ax.set_title(f"Kendall tau-b = {tau:.2f} over {len(models)} models", fontsize=9)
     fig.suptitle("ECCV Caption in the world: R@1 and mAP@R rank models differently?", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _one_model_figure(metrics: WorldMetrics, model: str, rows: Mapping[str, str]):
+    """One image-text model: its COCO-style R@1 and ECCV mAP@R with intervals, one panel; no ranking to compare."""
+    names = ("COCO 5K R@1", "ECCV mAP@R")
+    labels = ("COCO-style R@1\n(original positives)", "ECCV mAP@R\n(ECCV positives)")
+    values, bounds = zip(*(metric_series(metrics["eccv"], [model], ECCV_TABLE5_WORLD[n]) for n in names))
+    fig, axes = new_figure(5.5, 3.8)
+    ax = axes[0, 0]
+    x = np.arange(len(names), dtype=float)
+    interval_bars(ax, x, np.concatenate(values), np.hstack(bounds), 0.6, color=COLOURS[0])
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylabel("%")
+    label = model_label(model, rows).replace("\n", " ")
+    ax.set_title(f"{label} ({intervals_label(metrics, 'eccv')})", fontsize=9)
+    fig.suptitle(
+        "ECCV Caption in the world: R@1 and mAP@R of the one image-text model scored\n"
+        "(comparing the two rankings needs >= 2 image-text models; 'random' is none)",
+        fontsize=9,
+    )
     fig.tight_layout()
     return fig
 

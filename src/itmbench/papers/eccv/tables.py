@@ -267,14 +267,21 @@ def world_long(
 
 def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[str, str]:
     """What each world table's cells are, for its caption (printed table -> note)."""
+    ranked = eccv_table5_models(metrics, kinds)
+    unranked = (
+        ""
+        if len(ranked) >= 2
+        else f" No cell regenerated: a ranking needs >= 2 image-text models, this run has {len(ranked)} "
+        "('random' is none)."
+    )
     return {
         "Table 4": "Each cell is the mean of i2t and t2i, as printed. COCO 5K R@1 = R@1 over the world's "
         "whole test gallery with the original positives; COCO 1K R@1 = R@1 within 5 folds of consecutive "
         "fifths of the test images (with their captions), averaged: a fifth of the world's split, not 1,000 "
         "images; RSUM = the sum of the six COCO 1K recalls (R@1, R@5, R@10 of both directions), 0-600.",
         "Table 5": "Kendall tau-b (scipy) between the rankings of the world's image-text models "
-        f"({', '.join(eccv_table5_models(metrics, kinds))}) by each pair of metrics, no interval; "
-        "COCO 1K = 5 folds of a fifth of the world's test split.",
+        f"({', '.join(ranked)}) by each pair of metrics, no interval; "
+        f"COCO 1K = 5 folds of a fifth of the world's test split.{unranked}",
     }
 
 
