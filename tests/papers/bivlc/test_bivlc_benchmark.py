@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
+from itmbench.negatives.edits import STREAM_SECOND_ANNOTATOR, STREAM_SELECT, select_best
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.negatives.images import MISTAKES, RenderGenerator, fit_scene, make_generator
 from itmbench.papers.bivlc import audit as bivlc_audit
@@ -366,6 +367,67 @@ def test_audit_matches_a_naive_recount(world, tables, scenes, structures):
     assert (a["lo"].isna() == a["hi"].isna()).all() and ((a["lo"] <= a["value"]) | a["lo"].isna()).all()
 
 
+def test_step3_replay_is_the_build_chooser_and_the_audit_kappa(world, tables):
+    """Both step-3 annotators replayed naively (select_best per instance, their streams) give the build's choices
+    and the audit's kappa; the benchmark script's replay at another noise is the same code path."""
+    sc, cand = tables["sugarcrepe"], tables["candidates"]
+    instance, fits = cand["sugarcrepe_id"].to_numpy(), cand["fits_negative"].to_numpy(dtype=bool)
+
+    def naive(stream, noise):
+        out = []
+        for sid, image_id, subset, caption_id in zip(sc["id"], sc["image_id"], sc["subset"], sc["caption_id"]):
+            f = fits[instance == sid]
+            rng = np.random.default_rng(
+                np.random.SeedSequence([CFG.seed, stream, image_id, SUBSETS.index(subset), caption_id])
+            )
+            out.append(len(f) > 0 and select_best(f, noise, rng) >= 0)
+        return np.array(out)
+
+    first, _ = bivlc_audit.step3_choices(sc, instance, fits, CFG, STREAM_SELECT)
+    assert np.array_equal(first, sc["chosen_candidate"].to_numpy() >= 0)
+    assert np.array_equal(first, naive(STREAM_SELECT, CFG.select_noise))
+    second, _ = bivlc_audit.step3_choices(sc, instance, fits, CFG, STREAM_SECOND_ANNOTATOR)
+    assert np.array_equal(second, naive(STREAM_SECOND_ANNOTATOR, CFG.select_noise))
+    kappa = _cell(bivlc_audit.audit(world, tables, CFG), "overall", "step 3 Cohen's kappa (simulated)")
+    assert kappa == pytest.approx(bivlc_audit.cohen_kappa(first, second))
+    # noisier annotators agree less (the calibration's direction), on the same candidates
+    loud = [
+        bivlc_audit.step3_choices(sc, instance, fits, CFG, s, 1.0)[0] for s in (STREAM_SELECT, STREAM_SECOND_ANNOTATOR)
+    ]
+    assert np.array_equal(loud[0], naive(STREAM_SELECT, 1.0))
+    assert bivlc_audit.cohen_kappa(*loud) < kappa
+
+
+def test_agreement_script_replays_the_audit_and_refuses_other_params(world, tables, tmp_path):
+    """benchmarks/bivlc_annotator_agreement.py: at the build's noise its kappa is the audit's; wrong params exit 2."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    bench = tmp_path / "bivlc"
+    bivlc_canonical.write(tables, bench)
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"bivlc": {"select_noise": CFG.select_noise}}))
+    script = Path(__file__).resolve().parents[3] / "benchmarks" / "bivlc_annotator_agreement.py"
+    out = tmp_path / "out"
+    args = [sys.executable, str(script), "--bench", str(bench), "--params", str(params), "--out", str(out)]
+    run = subprocess.run(
+        [*args, "--noise", f"now={CFG.select_noise}", "--noise", "loud=1.0"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads((out / "agreement.json").read_text())
+    audit_kappa = _cell(bivlc_audit.audit(world, tables, CFG), "overall", "step 3 Cohen's kappa (simulated)")
+    assert result["now"]["kappa"] == pytest.approx(audit_kappa)
+    n = len(tables["sugarcrepe"])
+    dropped = 100 * float(np.mean(tables["sugarcrepe"]["chosen_candidate"].to_numpy() < 0))
+    assert result["now"]["step3_dropped"] == pytest.approx(dropped) and result["now"]["instances"] == n
+    assert result["loud"]["kappa"] < result["now"]["kappa"]
+    params.write_text(yaml.safe_dump({"bivlc": {"select_noise": CFG.select_noise + 0.3}}))
+    run = subprocess.run([*args, "--noise", "x=0.1"], capture_output=True, text=True)
+    assert run.returncode == 2 and "chosen_candidate differs" in run.stderr
+
+
 def test_cohen_kappa_reference_values():
     assert bivlc_audit.cohen_kappa(np.array([1, 1, 0, 0]), np.array([1, 1, 0, 0])) == pytest.approx(1.0)
     assert bivlc_audit.cohen_kappa(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == pytest.approx(0.0)
@@ -446,7 +508,9 @@ def test_truth_oracle_scores_every_clean_instance_right(tables, tmp_path, scenes
             and not caption_fits(c0, i1, MARGIN)
             and not caption_fits(c1, i0, MARGIN)
         )
-    assert summary["metrics"]["group"]["value"] >= 100 * np.mean(clean) > 80
+    # most instances are clean by truth; not all: the step-3 chooser is calibrated to agree with a second
+    # annotator at about the paper's kappa (select_noise), and annotators who agree that little also err
+    assert summary["metrics"]["group"]["value"] >= 100 * np.mean(clean) > 60
 
 
 def test_pairing_oracle_is_near_perfect_and_summary_is_json(tables, tmp_path):

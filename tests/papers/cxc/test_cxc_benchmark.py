@@ -16,7 +16,7 @@ from itmbench.papers.cxc import audit as cxc_audit
 from itmbench.papers.cxc import build as cxc_build
 from itmbench.papers.cxc import canonical as cxc_canonical
 from itmbench.papers.cxc import score as cxc_score
-from itmbench.papers.cxc.config import CxcConfig
+from itmbench.papers.cxc.config import CAPTION_SCORER_NAMES, CxcConfig
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SAMPLING_METHODS, TASKS, pairs_schema
 from itmbench.params import make_config, section_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
@@ -156,10 +156,12 @@ def test_other_modality_sampling_uses_the_other_modality(world, cfg, tables, spl
     images, captions = split_ids(world, split)
     text_of = dict(zip(world.caption_table["caption_id"], world.caption_table["text"]))
     image_of = dict(zip(world.caption_table["caption_id"], world.caption_table["image_id"]))
-    tfidf = cxc_build.caption_tfidf([text_of[c] for c in captions])
-    groups = np.stack([tfidf[[image_of[c] == i for c in captions]].mean(0) for i in images])
-    groups /= np.linalg.norm(groups, axis=1, keepdims=True)
-    s_caption = groups @ groups.T
+    s_captions = []
+    for scorer in cfg.caption_scorers:
+        vectors = cxc_build.caption_tfidf([text_of[c] for c in captions], scorer)
+        groups = np.stack([vectors[[image_of[c] == i for c in captions]].mean(0) for i in images])
+        groups /= np.linalg.norm(groups, axis=1, keepdims=True)
+        s_captions.append(groups @ groups.T)
     feats = cxc_build.image_features(world.images[images], cfg)
     s_image = feats @ feats.T
     row = {int(i): r for r, i in enumerate(images)}
@@ -170,8 +172,14 @@ def test_other_modality_sampling_uses_the_other_modality(world, cfg, tables, spl
 
     sis = tables["sis"][tables["sis"]["split"] == split]
     assert len(sis) > 0
+    by_scorer = {name: 0 for name in cfg.caption_scorers}
     for a, b in zip(sis["image1_id"], sis["image2_id"]):
-        assert a != b and within_top_k(s_caption, row[a], row[b])
+        found = [n for n, sim in zip(cfg.caption_scorers, s_captions) if within_top_k(sim, row[a], row[b])]
+        assert a != b and found
+        for name in found:
+            by_scorer[name] += 1
+    # each S^C gives each image its top_k: neither matrix alone explains the union (the paper's USE and BoW)
+    assert all(n < len(sis) for n in by_scorer.values()), by_scorer
     sts = tables["sts"][tables["sts"]["split"] == split]
     isim = sts[sts["sampling_method"] == "c2c_isim"]
     for c1, c2 in zip(isim["caption1_id"], isim["caption2_id"]):
@@ -192,6 +200,57 @@ def test_other_modality_sampling_uses_the_other_modality(world, cfg, tables, spl
     from_sis = set(zip(sis["image2_id"], sis["image1_id"]))
     for c, i in zip(intra["caption_id"], intra["image_id"]):
         assert (c, i) in from_sts or (image_of[c], i) in from_sis
+
+
+def test_top_k_union_of_two_matrices_against_a_hand_count():
+    """SIS candidates from two S^C: each row's top 2 by each matrix, united, unordered duplicates dropped."""
+    bow = np.array(
+        [
+            [1.0, 0.9, 0.8, 0.1],
+            [0.9, 1.0, 0.2, 0.7],
+            [0.8, 0.2, 1.0, 0.3],
+            [0.1, 0.7, 0.3, 1.0],
+        ]
+    )
+    ngram = np.array(
+        [
+            [1.0, 0.2, 0.5, 0.6],
+            [0.2, 1.0, 0.4, 0.3],
+            [0.5, 0.4, 1.0, 0.9],
+            [0.6, 0.3, 0.9, 1.0],
+        ]
+    )
+    # row 0: bow 1, 2; ngram 3, 2 -> (0,1) (0,2) (0,3). row 1: bow 0, 3; ngram 2, 3 -> (1,3) (1,2).
+    # row 2: bow 0, 3; ngram 3, 0 -> (2,3). row 3: bow 1, 2; ngram 2, 0 -> nothing new.
+    expected = [(0, 1), (0, 2), (0, 3), (1, 3), (1, 2), (2, 3)]
+    assert cxc_build._top_k_pairs([bow, ngram], 2) == expected
+    # one matrix: the single-S^C selection (caption_scorers: [bow])
+    assert cxc_build._top_k_pairs(bow, 2) == [(0, 1), (0, 2), (1, 3), (2, 3)]
+    assert cxc_build._top_k_pairs([bow], 2) == cxc_build._top_k_pairs(bow, 2)
+
+
+def test_caption_scorers_bigrams_see_word_order():
+    texts = ["a red circle left of a blue square", "a blue circle left of a red square"]
+    bow = cxc_build.caption_tfidf(texts, "bow")
+    ngram = cxc_build.caption_tfidf(texts, "ngram")
+    assert float(bow[0] @ bow[1]) == pytest.approx(1.0)
+    assert float(ngram[0] @ ngram[1]) < 0.9
+    assert set(cxc_build.CAPTION_SCORERS) == set(CAPTION_SCORER_NAMES)
+    with pytest.raises(ValueError, match="caption_scorers"):
+        make_config(CxcConfig, caption_scorers=("bow", "use"))
+    with pytest.raises(ValueError, match="caption_scorers"):
+        make_config(CxcConfig, caption_scorers=())
+
+
+def test_single_matrix_switch_keeps_the_old_selection(world, cfg, tables):
+    """caption_scorers [bow] rates a subset of the default's SIS pairs: the one-matrix build before issue 31."""
+    one = cxc_build.build(world, replace(cfg, caption_scorers=("bow",)), world_cfg=SMALL)
+    pairs = {frozenset(p) for p in zip(one["sis"]["split"], one["sis"]["image1_id"], one["sis"]["image2_id"])}
+    both = {frozenset(p) for p in zip(tables["sis"]["split"], tables["sis"]["image1_id"], tables["sis"]["image2_id"])}
+    assert pairs < both
+    stages = one["stages"].set_index(["split", "task", "sampling_method"])["n_candidates"]
+    stages2 = tables["stages"].set_index(["split", "task", "sampling_method"])["n_candidates"]
+    assert stages2["test", "sis", "i2i_csim"] == 2 * stages["test", "sis", "i2i_csim"]
 
 
 def test_similarities_match_the_naive_truth(tables, cfg, lookup):

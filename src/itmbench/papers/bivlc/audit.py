@@ -31,6 +31,36 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     return float("nan") if pe == 1.0 else (po - pe) / (1.0 - pe)
 
 
+def step3_choices(
+    sugarcrepe: pd.DataFrame,
+    candidate_instance: np.ndarray,
+    candidate_fits: np.ndarray,
+    cfg: BiVLCConfig,
+    stream: int,
+    select_noise: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One simulated step-3 annotator on every SugarCrepe instance: chose an image, and whether it fits.
+
+    `candidate_instance` / `candidate_fits`: each candidate's SugarCrepe id and fit to the negative
+    caption; `stream`: the annotator's random stream (STREAM_SELECT is the build's chooser,
+    STREAM_SECOND_ANNOTATOR the audit's second); `select_noise`: cfg.select_noise unless given.
+    """
+    noise = cfg.select_noise if select_noise is None else select_noise
+    fits_by_instance = pd.Series(np.asarray(candidate_fits, dtype=bool)).groupby(candidate_instance).apply(np.asarray)
+    chose = np.zeros(len(sugarcrepe), dtype=bool)
+    chosen_fits = np.zeros(len(sugarcrepe), dtype=bool)
+    for k, (sid, image_id, subset, caption_id) in enumerate(
+        zip(sugarcrepe["id"], sugarcrepe["image_id"], sugarcrepe["subset"], sugarcrepe["caption_id"])
+    ):
+        fits = fits_by_instance.get(int(sid), np.zeros(0, bool))
+        if len(fits) == 0:
+            continue
+        best = select_best(fits, noise, _rng(cfg.seed, stream, image_id, SUBSETS.index(subset), caption_id))
+        chose[k] = best >= 0
+        chosen_fits[k] = best >= 0 and bool(fits[best])
+    return chose, chosen_fits
+
+
 def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) -> pd.DataFrame:
     """What only the world can check: filter rates vs the paper, generator mistakes, and truth of the final set."""
     margin = cfg.relation_margin
@@ -132,14 +162,7 @@ def audit(world: World, tables: Mapping[str, pd.DataFrame], cfg: BiVLCConfig) ->
     ]
     # A second, independent step-3 annotator on the same candidates: agreement on 'an image' vs 'none'.
     first_any = sc["chosen_candidate"].to_numpy() >= 0
-    second_any = np.zeros(len(sc), dtype=bool)
-    fits_by_instance = pd.Series(cand_fits_neg).groupby(cand["sugarcrepe_id"].to_numpy()).apply(np.asarray)
-    for k, (sid, image_id, subset, caption_id) in enumerate(
-        zip(sc["id"], sc["image_id"], sc["subset"], sc["caption_id"])
-    ):
-        fits = fits_by_instance.get(int(sid), np.zeros(0, bool))
-        rng = _rng(cfg.seed, STREAM_SECOND_ANNOTATOR, image_id, SUBSETS.index(subset), caption_id)
-        second_any[k] = len(fits) > 0 and select_best(fits, cfg.select_noise, rng) >= 0
+    second_any, _ = step3_choices(sc, cand["sugarcrepe_id"].to_numpy(), cand_fits_neg, cfg, STREAM_SECOND_ANNOTATOR)
     rows += [
         _value_row("overall", "step 3 Cohen's kappa (simulated)", cohen_kappa(first_any, second_any)),
         _value_row("overall", "paper step 3 Cohen's kappa", PAPER_STEP3_KAPPA),

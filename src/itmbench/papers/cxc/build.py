@@ -3,17 +3,24 @@
 Construction per split (`splits`, the world's val and test, as CxC extends the Karpathy val/test):
 1. Other-modality candidates (paper section 2). The paper's unimodal encoders are replaced by two
    world scorers that read only the surface of the items, not the scene graph:
-   - caption scorer: TF-IDF bag of words of the caption text (lower-cased alphabetic tokens, smooth
-     idf fitted on the split's captions, rows L2-normalised); an image's co-caption group is the
-     normalised mean of its captions' vectors; S^C = cosine between groups (the paper's USE/BoW);
+   - caption scorers, one S^C matrix each (the paper's two: USE and GloVe BoW), named by
+     `caption_scorers`: `bow`, a TF-IDF bag of words of the caption text (lower-cased alphabetic
+     tokens, smooth idf fitted on the split's captions, rows L2-normalised), standing for the
+     order-free averaged GloVe BoW; `ngram`, the same TF-IDF over the words and the adjacent word
+     pairs (bigrams), standing for USE, whose DAN encoder averages word and bigram embeddings, so
+     word order (which noun a colour binds to, which side of a relation) moves it where BoW is
+     blind. An image's co-caption group is the normalised mean of its captions' vectors; S^C =
+     cosine between groups;
    - image scorer: read from pixels; the colour histogram (`colour_bins`^3 RGB bins) of the
      saturated pixels (max - min channel > `saturation_min`, i.e. not the grey background) and
      their coarse layout (`layout_grid`^2 cell masses), square-rooted, each block L2-normalised,
      the layout block weighted by `layout_weight`; S^I = cosine (the paper's Graph-RISE).
-   The diagonals are excluded. i2i_csim: each image's `top_k` images by S^C. c2c_isim: each image's
-   `top_k` images by S^I, one random caption of each image. Unordered duplicates are dropped at
-   construction (first occurrence kept, in image-id then rank order), so `n_rows` is always 1; the
-   item whose neighbour list produced a pair is listed first (caption1 / image1).
+   The diagonals are excluded. i2i_csim: the union of each image's `top_k` images by each S^C (the
+   paper "glosses over" how its two combine and its appendix does not say; its SIS counts, about
+   twice one top-5 list per image, fit a union). c2c_isim: each image's `top_k` images by S^I, one
+   random caption of each image. Unordered duplicates are dropped at construction (first
+   occurrence kept, in image-id, then `caption_scorers`, then rank order), so `n_rows` is always 1;
+   the item whose neighbour list produced a pair is listed first (caption1 / image1).
    c2c_cocaption: co-caption pairs drawn uniformly without replacement, as many as make them
    `cocaption_fraction` of the STS pairs (paper: half).
 2. Simulated raters (5 per pair, continuous 0-5, rounded to `rating_decimals`): rating =
@@ -78,9 +85,16 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[a-z]+", text.lower())
 
 
-def caption_tfidf(texts: list[str]) -> np.ndarray:
-    """TF-IDF bag-of-words vectors [C, V] (smooth idf, L2 rows): the world's caption encoder."""
-    docs = [_tokens(t) for t in texts]
+def _bigrams(words: list[str]) -> list[str]:
+    return [f"{a} {b}" for a, b in zip(words, words[1:])]
+
+
+CAPTION_SCORERS = {"bow": _tokens, "ngram": lambda text: _tokens(text) + _bigrams(_tokens(text))}
+
+
+def caption_tfidf(texts: list[str], scorer: str = "bow") -> np.ndarray:
+    """TF-IDF vectors [C, V] (smooth idf, L2 rows) of a scorer's terms: words (bow), words and bigrams (ngram)."""
+    docs = [CAPTION_SCORERS[scorer](t) for t in texts]
     vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
     tf = np.zeros((len(docs), len(vocab)), dtype=np.float64)
     for r, d in enumerate(docs):
@@ -90,6 +104,13 @@ def caption_tfidf(texts: list[str]) -> np.ndarray:
     idf = np.log((1.0 + len(docs)) / (1.0 + df)) + 1.0
     vec = tf * idf
     return _normalise_rows(vec)
+
+
+def caption_similarity(texts: list[str], captions_of: list[np.ndarray], scorer: str) -> np.ndarray:
+    """One S^C [images, images]: cosine of the images' co-caption groups (normalised mean of a scorer's vectors)."""
+    vectors = caption_tfidf(texts, scorer)
+    groups = _normalise_rows(np.stack([vectors[rows].mean(axis=0) for rows in captions_of]))
+    return groups @ groups.T
 
 
 def _normalise_rows(x: np.ndarray) -> np.ndarray:
@@ -116,16 +137,21 @@ def image_features(images: np.ndarray, cfg: CxcConfig) -> np.ndarray:
     return _normalise_rows(feats)
 
 
-def _top_k_pairs(sim: np.ndarray, k: int) -> list[tuple[int, int]]:
-    """Row-index pairs (i, j): each row's k most similar other rows, unordered duplicates dropped."""
-    s = sim.astype(np.float64, copy=True)
-    np.fill_diagonal(s, -np.inf)
-    k = min(k, s.shape[0] - 1)
-    order = np.argsort(-s, axis=1, kind="stable")[:, :k]
+def _top_k_pairs(sims: np.ndarray | list[np.ndarray], k: int) -> list[tuple[int, int]]:
+    """Row-index pairs (i, j): the union of each row's k most similar other rows by each matrix.
+
+    Unordered duplicates are dropped, the first kept in row, then matrix, then rank order.
+    """
+    mats = [sims] if isinstance(sims, np.ndarray) else list(sims)
+    orders = []
+    for sim in mats:
+        s = sim.astype(np.float64, copy=True)
+        np.fill_diagonal(s, -np.inf)
+        orders.append(np.argsort(-s, axis=1, kind="stable")[:, : min(k, s.shape[0] - 1)])
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, int]] = []
-    for i in range(s.shape[0]):
-        for j in order[i]:
+    for i in range(mats[0].shape[0]):
+        for j in itertools.chain.from_iterable(order[i] for order in orders):
             key = (min(i, int(j)), max(i, int(j)))
             if key not in seen:
                 seen.add(key)
@@ -372,14 +398,12 @@ def _build_split(sd: _Split, world: World, cfg: CxcConfig, margin: float) -> dic
     n_img = len(sd.image_ids)
     choice_rng = _rng(cfg, split, 10)
     # 1. other-modality candidates
-    tfidf = caption_tfidf(sd.texts)
-    groups = _normalise_rows(np.stack([tfidf[rows].mean(axis=0) for rows in sd.captions_of]))
-    s_caption = groups @ groups.T
+    s_captions = [caption_similarity(sd.texts, sd.captions_of, scorer) for scorer in cfg.caption_scorers]
     feats = image_features(np.asarray(world.images[sd.image_ids]), cfg)
     s_image = feats @ feats.T
-    sis_pairs = _top_k_pairs(s_caption, cfg.top_k)
+    sis_pairs = _top_k_pairs(s_captions, cfg.top_k)
     isim_pairs = _top_k_pairs(s_image, cfg.top_k)
-    n_sis_candidates = n_img * min(cfg.top_k, n_img - 1)
+    n_sis_candidates = len(s_captions) * n_img * min(cfg.top_k, n_img - 1)
 
     def random_caption(image_row: int) -> int:
         rows = sd.captions_of[image_row]

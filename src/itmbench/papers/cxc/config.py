@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 SPLIT_CODES = {"train": 0, "val": 1, "test": 2}
+CAPTION_SCORER_NAMES = ("bow", "ngram")  # build.CAPTION_SCORERS
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class CxcConfig:
     splits: tuple[str, ...]
     score_split: str
     top_k: int
+    caption_scorers: tuple[str, ...]
     cocaption_fraction: float
     intrasim_per_image: float
     intrasim_sts_fraction: float
@@ -57,6 +59,15 @@ class CxcConfig:
             )
         if self.score_split not in self.splits:
             raise ValueError(f"cxc params: score_split {self.score_split!r} is not among splits {list(self.splits)}")
+        if (
+            not self.caption_scorers
+            or len(set(self.caption_scorers)) != len(self.caption_scorers)
+            or any(s not in CAPTION_SCORER_NAMES for s in self.caption_scorers)
+        ):
+            raise ValueError(
+                f"cxc params: caption_scorers {list(self.caption_scorers)}; expected distinct names among "
+                f"{list(CAPTION_SCORER_NAMES)}"
+            )
         if self.top_k < 1 or self.n_raters < 1:
             raise ValueError(f"cxc params: top_k={self.top_k}, n_raters={self.n_raters}; expected both >= 1")
         for name in ("cocaption_fraction", "intrasim_sts_fraction"):
