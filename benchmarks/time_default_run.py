@@ -5,8 +5,9 @@ then, in bash with a venv activated (`source VENV/bin/activate`), the README's f
 timed apart: `python -m pip install -e ".[workflow]"` (the install) and `snakemake --cores all` (the run). The
 venv is made once per revision with `python -m venv` and reused by its runs (each run's install points it at its
 own clone). With --system-site-packages the venv sees this machine's installed packages instead of downloading
-them (faster here; the printout says so), and gets a `snakemake` script of its own, which pip would have
-installed into a plain venv. The shell's environment is this process's without its own venv or PYTHONPATH;
+them (faster here; the printout says so), with what pip would have put into a plain venv: a `snakemake` script
+of its own, and JUPYTER_PATH naming the machine's Jupyter data (nbconvert's templates). A failed run's folder is
+kept, and named. The shell's environment is this process's without its own venv or PYTHONPATH;
 ITMBENCH_WORKER, if set, passes (ITMBENCH_WORKER=0: the worker off).
 
 Prints, per revision and over --runs repetitions (revisions interleaved within each repetition, so that the
@@ -77,9 +78,15 @@ def make_venv(dest: Path, system_site_packages: bool) -> Path:
     return dest
 
 
-def user_env() -> dict[str, str]:
-    """A newcomer's shell: this process's environment without its own venv, PYTHONPATH or worker socket."""
+def user_env(system_site_packages: bool = False) -> dict[str, str]:
+    """A newcomer's shell: this process's environment without its own venv, PYTHONPATH or worker socket. For a
+    venv that sees the machine's packages, JUPYTER_PATH names their Jupyter data (nbconvert's templates, the
+    kernel), which pip would have installed under a plain venv's share/jupyter."""
     env = dict(os.environ)
+    if system_site_packages:
+        env["JUPYTER_PATH"] = os.pathsep.join(
+            filter(None, [f"{sys.base_prefix}/share/jupyter", env.get("JUPYTER_PATH")])
+        )
     own = env.pop("VIRTUAL_ENV", None)
     for key in ("VIRTUAL_ENV_PROMPT", "PYTHONPATH", "PYTHONHOME", "ITMBENCH_WORKER_SOCKET", "PYTEST_CURRENT_TEST"):
         env.pop(key, None)
@@ -88,7 +95,7 @@ def user_env() -> dict[str, str]:
     return env
 
 
-def in_venv(venv: Path, command: str, cwd: Path, log: Path) -> dict:
+def in_venv(venv: Path, command: str, cwd: Path, log: Path, system_site_packages: bool) -> dict:
     """`bash -c 'source VENV/bin/activate && COMMAND'` in `cwd`, its output to `log`: wall and CPU seconds of
     its whole process tree, and the largest process's peak memory (a lower bound over the calls)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -97,7 +104,7 @@ def in_venv(venv: Path, command: str, cwd: Path, log: Path) -> dict:
         res = subprocess.run(
             ["bash", "-c", f"source {shlex.quote(str(venv))}/bin/activate && {command}"],
             cwd=cwd,
-            env=user_env(),
+            env=user_env(system_site_packages),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -105,7 +112,10 @@ def in_venv(venv: Path, command: str, cwd: Path, log: Path) -> dict:
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
-        raise SystemExit(f"`{command}` failed in {cwd} (status {res.returncode}):\n{log.read_text()[-3000:]}")
+        raise SystemExit(
+            f"`{command}` failed in {cwd} (status {res.returncode}; the folder is kept, its output in {log}):\n"
+            f"{log.read_text()[-3000:]}"
+        )
     user, sys_ = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
     # ru_maxrss of RUSAGE_CHILDREN is the largest single descendant, never reset: a lower bound per call
     return {"wall_s": wall, "user_s": user, "sys_s": sys_, "cpu_s": user + sys_, "peak_rss_mb": after.ru_maxrss / 1024}
@@ -153,11 +163,12 @@ def worker_counts(run_dir: Path) -> tuple[int, int, dict[str, int]]:
     return sum("status" in e for e in entries), sum(reasons.values()), dict(reasons)
 
 
-def dag_jobs(run_dir: Path, venv: Path, override: str) -> dict[str, list[str]]:
+def dag_jobs(run_dir: Path, venv: Path, override: str, system_site_packages: bool) -> dict[str, list[str]]:
     """The finished run's jobs (`snakemake --summary`): each job's key (rule and log, or its first output) and
     its outputs, to tell which jobs one revision's DAG has that another's lacks."""
     command = f"source {shlex.quote(str(venv))}/bin/activate && snakemake --cores 1 --summary{override}"
-    res = subprocess.run(["bash", "-c", command], cwd=run_dir, capture_output=True, text=True, env=user_env())
+    env = user_env(system_site_packages)
+    res = subprocess.run(["bash", "-c", command], cwd=run_dir, capture_output=True, text=True, env=env)
     jobs: dict[str, list[str]] = {}
     if res.returncode != 0:  # the timing stands without it
         print(f"snakemake --summary failed in {run_dir}:\n{res.stderr[-2000:]}", file=sys.stderr)
@@ -189,7 +200,13 @@ def added_jobs_cpu(base: dict, run: dict) -> tuple[int, int, float]:
 
 
 def one_run(
-    commit: str, folder: Path, venv: Path, configfile: str | None, cores: str, keep: Path | None = None
+    commit: str,
+    folder: Path,
+    venv: Path,
+    configfile: str | None,
+    cores: str,
+    keep: Path | None = None,
+    system_site_packages: bool = False,
 ) -> dict:
     """One run from nothing: a fresh clone of `commit` in `folder` (replacing the last run's), the install, then
     the run, in bash with `venv` activated."""
@@ -200,8 +217,8 @@ def one_run(
     if configfile:
         shutil.copy(configfile, clone / "override.yaml")
         override = " --configfile override.yaml"
-    install = in_venv(venv, INSTALL, clone, folder / "install.log")
-    run = in_venv(venv, RUN.format(cores=cores) + override, clone, folder / "run.log")
+    install = in_venv(venv, INSTALL, clone, folder / "install.log", system_site_packages)
+    run = in_venv(venv, RUN.format(cores=cores) + override, clone, folder / "run.log", system_site_packages)
     if keep is not None:  # the run's tables, metrics and reports, to read what it computed
         shutil.rmtree(keep, ignore_errors=True)
         for part in ("results/world/tables", "results/world/metrics", "reports"):
@@ -211,7 +228,7 @@ def one_run(
     return {
         **run,
         "install": install,
-        "dag_jobs": dag_jobs(clone, venv, override),
+        "dag_jobs": dag_jobs(clone, venv, override, system_site_packages),
         "worker_records": [
             {"argv": e["argv"], "cpu_s": e["cpu_s"]} for e in worker_log(clone) if "status" in e
         ],  # the commands it ran
@@ -270,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         print("note: the working tree has uncommitted changes; a fresh clone of HEAD does not", flush=True)
     commits = {rev: resolve(rev) for rev in revs}
     venv_kind = (
-        "python -m venv --system-site-packages (this machine's packages)"
+        "python -m venv --system-site-packages (this machine's packages, and JUPYTER_PATH their Jupyter data)"
         if args.system_site_packages
         else ("python -m venv (packages installed by pip)")
     )
@@ -282,25 +299,28 @@ def main(argv: list[str] | None = None) -> int:
         + (f"; override.yaml: a copy of {args.configfile}" if args.configfile else ""),
         flush=True,
     )
-    with tempfile.TemporaryDirectory(prefix="itmbench-revs-") as tmp:
-        folders = {rev: Path(tmp) / f"rev{i}" for i, rev in enumerate(revs)}
-        venvs = {}
-        for rev, folder in folders.items():
-            folder.mkdir()
-            venvs[rev] = make_venv(folder / "venv", args.system_site_packages)
-        runs: dict[str, list[dict]] = {rev: [] for rev in revs}
-        for i in range(args.runs):
-            for rev in revs:
-                keep = args.keep / rev.replace("/", "_") if args.keep else None
-                r = one_run(commits[rev], folders[rev], venvs[rev], args.configfile, args.cores, keep)
-                runs[rev].append(r)
-                print(
-                    f"run {i + 1}/{args.runs} {rev} ({commits[rev][:10]}): CPU {r['cpu_s']:.0f} s, wall "
-                    f"{r['wall_s']:.0f} s, peak process RSS {r['peak_rss_mb']:.0f} MB; {r['in_worker']} commands "
-                    f"in the worker, {r['declined']} declined; install CPU {r['install']['cpu_s']:.0f} s, wall "
-                    f"{r['install']['wall_s']:.0f} s",
-                    flush=True,
-                )
+    tmp = tempfile.mkdtemp(prefix="itmbench-revs-")  # removed when every run succeeded, kept to read otherwise
+    folders = {rev: Path(tmp) / f"rev{i}" for i, rev in enumerate(revs)}
+    venvs = {}
+    for rev, folder in folders.items():
+        folder.mkdir()
+        venvs[rev] = make_venv(folder / "venv", args.system_site_packages)
+    runs: dict[str, list[dict]] = {rev: [] for rev in revs}
+    for i in range(args.runs):
+        for rev in revs:
+            keep = args.keep / rev.replace("/", "_") if args.keep else None
+            r = one_run(
+                commits[rev], folders[rev], venvs[rev], args.configfile, args.cores, keep, args.system_site_packages
+            )
+            runs[rev].append(r)
+            print(
+                f"run {i + 1}/{args.runs} {rev} ({commits[rev][:10]}): CPU {r['cpu_s']:.0f} s, wall "
+                f"{r['wall_s']:.0f} s, peak process RSS {r['peak_rss_mb']:.0f} MB; {r['in_worker']} commands "
+                f"in the worker, {r['declined']} declined; install CPU {r['install']['cpu_s']:.0f} s, wall "
+                f"{r['install']['wall_s']:.0f} s",
+                flush=True,
+            )
+    shutil.rmtree(tmp, ignore_errors=True)
     print()
     for rev, rs in runs.items():
         print("\n".join(summary(rev, rs)))
