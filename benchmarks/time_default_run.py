@@ -1,30 +1,39 @@
-"""Time the default run: `snakemake --cores all` from nothing, in a fresh copy of the workflow.
+"""Time the default run as a newcomer runs it: the README's first command, in a fresh clone, from a shell with a venv.
 
-Prints, per revision and over --runs repetitions (revisions interleaved within each repetition, so
-that the machine's drifting speed hits both alike), the median CPU seconds (user + system of the
-whole `snakemake` process tree), wall seconds, the peak resident memory of the largest job, the
-number of jobs, and per rule the median job seconds and CPU seconds from Snakemake's own benchmark
-files (for the jobs a worker ran, their CPU is the worker's: the per-command figures of its log are
-printed too). With two revisions it also sets apart the CPU of the later one's jobs whose outputs
-the first one's DAG lacks (work added since), for a like-for-like ratio. Without --rev it times the
-working tree; each --rev (a commit, branch or tag) is exported with `git archive` and run with its
-own `src/` first on PYTHONPATH.
+Each run of a revision starts from nothing: a fresh `git clone` of this repository checked out at the revision,
+then, in bash with a venv activated (`source VENV/bin/activate`), the README's first command in its two halves,
+timed apart: `python -m pip install -e ".[workflow]"` (the install) and `snakemake --cores all` (the run). The
+venv is made once per revision with `python -m venv` and reused by its runs (each run's install points it at its
+own clone). With --system-site-packages the venv sees this machine's installed packages instead of downloading
+them (faster here; the printout says so), with what pip would have put into a plain venv: a `snakemake` script
+of its own, and JUPYTER_PATH naming the machine's Jupyter data (nbconvert's templates). A failed run's folder is
+kept, and named. The shell's environment is this process's without its own venv or PYTHONPATH;
+ITMBENCH_WORKER, if set, passes (ITMBENCH_WORKER=0: the worker off).
+
+Prints, per revision and over --runs repetitions (revisions interleaved within each repetition, so that the
+machine's drifting speed hits both alike), the median CPU seconds (user + system of the whole process tree) and
+wall seconds of the run and of the install, the peak resident memory of the largest process, the number of jobs,
+how many commands ran in the warm worker and how many it declined, with the reasons counted (`logs/worker.jsonl`),
+and per rule the median job seconds and CPU seconds from Snakemake's benchmark files (which include a worker
+command's CPU: itmbench.worker_benchmark). With two revisions it also sets apart the CPU of the later one's jobs
+whose outputs the first one's DAG lacks (work added since), for a like-for-like ratio.
 
 Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
-       [--keep DIR] [--json FILE]
+       [--system-site-packages] [--keep DIR] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -32,26 +41,84 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-WORKFLOW_FILES = ("Snakefile", "params.yaml", "environment.yml")
+INSTALL = 'python -m pip install -e ".[workflow]"'  # the README's first command, its two halves
+RUN = "snakemake --cores {cores}"
 
 
-def export_rev(rev: str, dest: Path) -> Path:
-    """The tree of `rev` (its workflow and its src/) under dest; returns the folder."""
-    dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev], capture_output=True, check=True)
-    tar_path = dest.parent / f"{dest.name}.tar"
-    tar_path.write_bytes(archive.stdout)
-    with tarfile.open(tar_path) as tar:
-        tar.extractall(dest, filter="data")
-    tar_path.unlink()
+def resolve(rev: str) -> str:
+    """The commit `rev` (a commit, branch or tag of this repository) names."""
+    res = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if res.returncode != 0:
+        raise SystemExit(f"time_default_run: {rev!r} is no commit of {REPO}")
+    return res.stdout.strip()
+
+
+def fresh_clone(commit: str, dest: Path) -> None:
+    """`git clone` of this repository at `commit` (fetched by id when no branch or tag of the clone has it)."""
+    git = lambda *args: subprocess.run(["git", *args], check=True, capture_output=True)  # noqa: E731
+    git("clone", "--quiet", "--no-checkout", str(REPO), str(dest))
+    if subprocess.run(["git", "-C", str(dest), "cat-file", "-e", commit], capture_output=True).returncode != 0:
+        git("-C", str(dest), "fetch", "--quiet", str(REPO), commit)
+    git("-C", str(dest), "checkout", "--quiet", "--detach", commit)
+
+
+def make_venv(dest: Path, system_site_packages: bool) -> Path:
+    """`python -m venv dest` with this machine's base interpreter (and its packages visible, if asked: then a
+    `snakemake` script of the venv's own, as pip installs one into a plain venv)."""
+    flags = ["--system-site-packages"] if system_site_packages else []
+    subprocess.run([sys._base_executable, "-m", "venv", *flags, str(dest)], check=True)
+    if system_site_packages and not (dest / "bin/snakemake").exists():
+        script = dest / "bin/snakemake"
+        script.write_text(f"#!{dest / 'bin/python'}\nimport sys\nfrom snakemake.cli import main\nsys.exit(main())\n")
+        script.chmod(0o755)
     return dest
 
 
-def fresh_copy(tree: Path, dest: Path) -> None:
-    """The workflow files only: no data, results or reports."""
-    for name in WORKFLOW_FILES:
-        shutil.copy(tree / name, dest / name)
-    shutil.copytree(tree / "workflow", dest / "workflow", symlinks=True)
+def user_env(system_site_packages: bool = False) -> dict[str, str]:
+    """A newcomer's shell: this process's environment without its own venv, PYTHONPATH or worker socket. For a
+    venv that sees the machine's packages, JUPYTER_PATH names their Jupyter data (nbconvert's templates, the
+    kernel), which pip would have installed under a plain venv's share/jupyter."""
+    env = dict(os.environ)
+    if system_site_packages:
+        env["JUPYTER_PATH"] = os.pathsep.join(
+            filter(None, [f"{sys.base_prefix}/share/jupyter", env.get("JUPYTER_PATH")])
+        )
+    own = env.pop("VIRTUAL_ENV", None)
+    for key in ("VIRTUAL_ENV_PROMPT", "PYTHONPATH", "PYTHONHOME", "ITMBENCH_WORKER_SOCKET", "PYTEST_CURRENT_TEST"):
+        env.pop(key, None)
+    if own:
+        env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != f"{own}/bin")
+    return env
+
+
+def in_venv(venv: Path, command: str, cwd: Path, log: Path, system_site_packages: bool) -> dict:
+    """`bash -c 'source VENV/bin/activate && COMMAND'` in `cwd`, its output to `log`: wall and CPU seconds of
+    its whole process tree, and the largest process's peak memory (a lower bound over the calls)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    with open(log, "w") as out:
+        res = subprocess.run(
+            ["bash", "-c", f"source {shlex.quote(str(venv))}/bin/activate && {command}"],
+            cwd=cwd,
+            env=user_env(system_site_packages),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode != 0:
+        raise SystemExit(
+            f"`{command}` failed in {cwd} (status {res.returncode}; the folder is kept, its output in {log}):\n"
+            f"{log.read_text()[-3000:]}"
+        )
+    user, sys_ = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    # ru_maxrss of RUSAGE_CHILDREN is the largest single descendant, never reset: a lower bound per call
+    return {"wall_s": wall, "user_s": user, "sys_s": sys_, "cpu_s": user + sys_, "peak_rss_mb": after.ru_maxrss / 1024}
 
 
 def rule_figures(run_dir: Path) -> dict[str, dict[str, float]]:
@@ -63,14 +130,15 @@ def rule_figures(run_dir: Path) -> dict[str, dict[str, float]]:
         fig = out.setdefault(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0})
         fig["jobs"] += 1
         fig["s"] += float(row["s"])
-        fig["cpu_s"] += float(row.get("cpu_time", 0.0))
+        cpu = pd.to_numeric(row.get("cpu_time"), errors="coerce")  # NA: a job gone before Snakemake's first sample
+        fig["cpu_s"] += 0.0 if pd.isna(cpu) else float(cpu)
     return out
 
 
 def worker_figures(run_dir: Path) -> dict[str, dict[str, float]]:
     """Per `itmbench` command the worker ran (logs/worker.jsonl, where the revision has a worker): jobs, wall
-    seconds and CPU seconds, exact (the worker's wait4 of each child). Snakemake's benchmark files of those jobs
-    hold their wall time only: their CPU is spent in the worker's children, not in the job's processes."""
+    seconds and CPU seconds, exact (the worker's wait4 of each child; the same figures are in those jobs'
+    benchmark files, with their clients')."""
     out: dict[str, dict[str, float]] = {}
     for entry in worker_log(run_dir):
         command = entry["argv"][0] if "status" in entry else "(declined)"
@@ -88,10 +156,19 @@ def worker_log(run_dir: Path) -> list[dict]:
     return [{**e, "cpu_s": e.get("user_s", 0.0) + e.get("sys_s", 0.0)} for e in entries]
 
 
-def dag_jobs(run_dir: Path, cmd: list[str], env: dict[str, str]) -> dict[str, list[str]]:
+def worker_counts(run_dir: Path) -> tuple[int, int, dict[str, int]]:
+    """How many commands the worker ran and how many it declined (logs/worker.jsonl), and each reason's count."""
+    entries = worker_log(run_dir)
+    reasons = collections.Counter(e["declined"] for e in entries if "declined" in e)
+    return sum("status" in e for e in entries), sum(reasons.values()), dict(reasons)
+
+
+def dag_jobs(run_dir: Path, venv: Path, override: str, system_site_packages: bool) -> dict[str, list[str]]:
     """The finished run's jobs (`snakemake --summary`): each job's key (rule and log, or its first output) and
     its outputs, to tell which jobs one revision's DAG has that another's lacks."""
-    res = subprocess.run([*cmd, "--summary"], cwd=run_dir, capture_output=True, text=True, env=env)
+    command = f"source {shlex.quote(str(venv))}/bin/activate && snakemake --cores 1 --summary{override}"
+    env = user_env(system_site_packages)
+    res = subprocess.run(["bash", "-c", command], cwd=run_dir, capture_output=True, text=True, env=env)
     jobs: dict[str, list[str]] = {}
     if res.returncode != 0:  # the timing stands without it
         print(f"snakemake --summary failed in {run_dir}:\n{res.stderr[-2000:]}", file=sys.stderr)
@@ -122,54 +199,63 @@ def added_jobs_cpu(base: dict, run: dict) -> tuple[int, int, float]:
     return len(added), len(matched), cpu
 
 
-def one_run(tree: Path, configfile: str | None, cores: str, keep: Path | None = None) -> dict:
-    with tempfile.TemporaryDirectory(prefix="itmbench-bench-") as tmp:
-        d = Path(tmp)
-        fresh_copy(tree, d)
-        snakemake, override = [sys.executable, "-m", "snakemake"], []
-        if configfile:
-            shutil.copy(configfile, d / "override.yaml")
-            override = ["--configfile", "override.yaml"]
-        cmd = [*snakemake, "--cores", cores, "--quiet", "all", *override]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), *filter(None, [env.get("PYTHONPATH")])])
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        res = subprocess.run(cmd, cwd=d, capture_output=True, text=True, env=env)
-        wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if res.returncode != 0:
-            raise SystemExit(f"snakemake failed in {tree}:\n{res.stderr[-3000:]}")
-        if keep is not None:  # the run's tables, metrics and reports, to read what it computed
-            shutil.rmtree(keep, ignore_errors=True)
-            for part in ("results/world/tables", "results/world/metrics", "reports"):
-                shutil.copytree(d / part, keep / part)
-        rules = rule_figures(d)
-        return {
-            "dag_jobs": dag_jobs(d, [*snakemake, "--cores", "1", *override], env),
-            "worker_records": [
-                {"argv": e["argv"], "cpu_s": e["cpu_s"]} for e in worker_log(d) if "status" in e
-            ],  # the commands it ran
-            "wall_s": wall,
-            "user_s": after.ru_utime - before.ru_utime,
-            "sys_s": after.ru_stime - before.ru_stime,
-            "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            # ru_maxrss of RUSAGE_CHILDREN is the largest single descendant, never reset: a lower bound per run
-            "peak_rss_mb": after.ru_maxrss / 1024,
-            "jobs": int(sum(f["jobs"] for f in rules.values())),
-            "per_rule": rules,
-            "per_worker_command": worker_figures(d),
-        }
+def one_run(
+    commit: str,
+    folder: Path,
+    venv: Path,
+    configfile: str | None,
+    cores: str,
+    keep: Path | None = None,
+    system_site_packages: bool = False,
+) -> dict:
+    """One run from nothing: a fresh clone of `commit` in `folder` (replacing the last run's), the install, then
+    the run, in bash with `venv` activated."""
+    clone = folder / "clone"
+    shutil.rmtree(clone, ignore_errors=True)
+    fresh_clone(commit, clone)
+    override = ""
+    if configfile:
+        shutil.copy(configfile, clone / "override.yaml")
+        override = " --configfile override.yaml"
+    install = in_venv(venv, INSTALL, clone, folder / "install.log", system_site_packages)
+    run = in_venv(venv, RUN.format(cores=cores) + override, clone, folder / "run.log", system_site_packages)
+    if keep is not None:  # the run's tables, metrics and reports, to read what it computed
+        shutil.rmtree(keep, ignore_errors=True)
+        for part in ("results/world/tables", "results/world/metrics", "reports"):
+            shutil.copytree(clone / part, keep / part)
+    rules = rule_figures(clone)
+    ran, declined, reasons = worker_counts(clone)
+    return {
+        **run,
+        "install": install,
+        "dag_jobs": dag_jobs(clone, venv, override, system_site_packages),
+        "worker_records": [
+            {"argv": e["argv"], "cpu_s": e["cpu_s"]} for e in worker_log(clone) if "status" in e
+        ],  # the commands it ran
+        "jobs": int(sum(f["jobs"] for f in rules.values())),
+        "in_worker": ran,
+        "declined": declined,
+        "declined_reasons": reasons,
+        "per_rule": rules,
+        "per_worker_command": worker_figures(clone),
+    }
 
 
 def summary(label: str, runs: list[dict]) -> list[str]:
-    med = lambda key: statistics.median(r[key] for r in runs)  # noqa: E731
+    med = lambda key, rs=runs: statistics.median(r[key] for r in rs)  # noqa: E731
+    installs = [r["install"] for r in runs]
+    reasons = collections.Counter()
+    for r in runs:
+        reasons.update(r["declined_reasons"])
     lines = [
         f"{label}: {len(runs)} run(s), median CPU {med('cpu_s'):.0f} s "
         f"(user {med('user_s'):.0f} + sys {med('sys_s'):.0f}), wall {med('wall_s'):.0f} s "
         f"(min {min(r['wall_s'] for r in runs):.0f}, max {max(r['wall_s'] for r in runs):.0f}), "
-        f"peak job RSS {med('peak_rss_mb'):.0f} MB, {runs[0]['jobs']} benchmarked jobs"
+        f"peak process RSS {med('peak_rss_mb'):.0f} MB, {runs[0]['jobs']} benchmarked jobs; "
+        f"install apart: CPU {med('cpu_s', installs):.0f} s, wall {med('wall_s', installs):.0f} s",
+        f"  warm worker (median per run): {med('in_worker'):.0f} commands ran in it, {med('declined'):.0f} declined",
     ]
+    lines += [f"    declined {n}x over the runs: {reason}" for reason, n in reasons.most_common()]
     return lines
 
 
@@ -179,29 +265,65 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--configfile", default=None, help="params override (e.g. a smaller world)")
     p.add_argument("--cores", default="all")
+    p.add_argument(
+        "--system-site-packages",
+        action="store_true",
+        help="make each venv with the machine's installed packages visible (no download; not a newcomer's venv)",
+    )
     p.add_argument("--json", default=None, help="also write the figures here")
     p.add_argument(
         "--keep", type=Path, default=None, help="copy each revision's last tables, metrics and reports to DIR/<rev>"
     )
     args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="itmbench-revs-") as tmp:
-        trees = {"working tree": REPO} if not args.rev else {}
-        for i, rev in enumerate(args.rev):
-            trees[rev] = export_rev(rev, Path(tmp) / f"rev{i}")
-        runs: dict[str, list[dict]] = {label: [] for label in trees}
-        for i in range(args.runs):
-            for label, tree in trees.items():
-                keep = args.keep / label.replace("/", "_").replace(" ", "_") if args.keep else None
-                r = one_run(tree, args.configfile, args.cores, keep)
-                runs[label].append(r)
-                print(
-                    f"run {i + 1}/{args.runs} {label}: CPU {r['cpu_s']:.0f} s, wall {r['wall_s']:.0f} s, "
-                    f"peak job RSS {r['peak_rss_mb']:.0f} MB",
-                    flush=True,
-                )
+    if args.configfile:
+        args.configfile = str(Path(args.configfile).resolve())
+    revs = args.rev or ["HEAD"]
+    if (
+        not args.rev
+        and subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+        ).stdout.strip()
+    ):
+        print("note: the working tree has uncommitted changes; a fresh clone of HEAD does not", flush=True)
+    commits = {rev: resolve(rev) for rev in revs}
+    venv_kind = (
+        "python -m venv --system-site-packages (this machine's packages, and JUPYTER_PATH their Jupyter data)"
+        if args.system_site_packages
+        else ("python -m venv (packages installed by pip)")
+    )
+    print(
+        f"each run: git clone, then bash -c 'source VENV/bin/activate && {INSTALL}' (install) and "
+        f"'... && {RUN.format(cores=args.cores)}{' --configfile override.yaml' if args.configfile else ''}' "
+        f"(run); venv: {venv_kind}, one per revision; ITMBENCH_WORKER="
+        f"{os.environ.get('ITMBENCH_WORKER', '(unset)')}"
+        + (f"; override.yaml: a copy of {args.configfile}" if args.configfile else ""),
+        flush=True,
+    )
+    tmp = tempfile.mkdtemp(prefix="itmbench-revs-")  # removed when every run succeeded, kept to read otherwise
+    folders = {rev: Path(tmp) / f"rev{i}" for i, rev in enumerate(revs)}
+    venvs = {}
+    for rev, folder in folders.items():
+        folder.mkdir()
+        venvs[rev] = make_venv(folder / "venv", args.system_site_packages)
+    runs: dict[str, list[dict]] = {rev: [] for rev in revs}
+    for i in range(args.runs):
+        for rev in revs:
+            keep = args.keep / rev.replace("/", "_") if args.keep else None
+            r = one_run(
+                commits[rev], folders[rev], venvs[rev], args.configfile, args.cores, keep, args.system_site_packages
+            )
+            runs[rev].append(r)
+            print(
+                f"run {i + 1}/{args.runs} {rev} ({commits[rev][:10]}): CPU {r['cpu_s']:.0f} s, wall "
+                f"{r['wall_s']:.0f} s, peak process RSS {r['peak_rss_mb']:.0f} MB; {r['in_worker']} commands "
+                f"in the worker, {r['declined']} declined; install CPU {r['install']['cpu_s']:.0f} s, wall "
+                f"{r['install']['wall_s']:.0f} s",
+                flush=True,
+            )
+    shutil.rmtree(tmp, ignore_errors=True)
     print()
-    for label, rs in runs.items():
-        print("\n".join(summary(label, rs)))
+    for rev, rs in runs.items():
+        print("\n".join(summary(rev, rs)))
     labels = list(runs)
     if len(labels) == 2:
         a, b = (statistics.median(r["cpu_s"] for r in runs[k]) for k in labels)

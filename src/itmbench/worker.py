@@ -22,7 +22,8 @@ If the job is killed (Snakemake cancelling it), the client's end of the socket c
 sends SIGTERM to the child, which removes its temps as a fresh process would; if the worker dies, its
 children are killed with it (PR_SET_PDEATHSIG). The worker stops when Snakemake stops it, or by itself
 when its parent process is gone, and removes its socket's folder. `ITMBENCH_WORKER=0` turns it off;
-`ITMBENCH_WORKER=1` starts one even for a run of a few jobs.
+`ITMBENCH_WORKER=1` starts one even for a run of a few jobs. Snakemake's benchmark file of a job run here
+records the command's CPU and memory, which the worker measures (itmbench.worker_benchmark).
 """
 
 from __future__ import annotations
@@ -269,7 +270,8 @@ class Worker:
         self.parent = parent
         self.env = dict(os.environ)
         self.identity = identity()
-        self.children: dict[int, tuple[socket.socket, list[str], float]] = {}
+        # per running command: the client's connection, the argv, its start, and its job's shell (worker_benchmark)
+        self.children: dict[int, tuple[socket.socket, list[str], float, tuple[int, int] | None]] = {}
         # one line per command of this run (the last run that had a worker)
         self.log = open(log_path, "w", buffering=1) if log_path else None  # noqa: SIM115 - the worker's life
         self.stopping = False
@@ -344,6 +346,9 @@ class Worker:
                 conn.sendall(json.dumps({"declined": reason}).encode() + b"\n")
             conn.close()
             return
+        from itmbench import worker_benchmark
+
+        shell = worker_benchmark.job_shell(worker_benchmark.peer_pid(conn), self.parent)  # while the client lives
         sys.stdout.flush()
         sys.stderr.flush()
         server = os.getpid()
@@ -356,7 +361,7 @@ class Worker:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in a fresh process
-                for closing in (self.listener, conn, *(c for c, _, _ in self.children.values())):
+                for closing in (self.listener, conn, *(c[0] for c in self.children.values())):
                     closing.close()
                 os.close(self.wake_r)
                 os.close(self.wake_w)
@@ -371,7 +376,7 @@ class Worker:
                 os._exit(status if isinstance(status, int) and 0 <= status < 256 else 1)
         for fd in fds:
             os.close(fd)
-        self.children[pid] = (conn, request["argv"], time.monotonic())
+        self.children[pid] = (conn, request["argv"], time.monotonic(), shell)
         self.sel.register(conn, selectors.EVENT_READ, pid)
 
     def _reap(self) -> None:
@@ -382,7 +387,7 @@ class Worker:
                 return
             if pid == 0:
                 return
-            conn, argv, t0 = self.children.pop(pid)
+            conn, argv, t0, shell = self.children.pop(pid)
             code = os.waitstatus_to_exitcode(status)
             code = 128 - code if code < 0 else code  # killed by a signal: the shell's 128 + signum
             self.record(
@@ -395,6 +400,11 @@ class Worker:
                     "maxrss_mb": round(usage.ru_maxrss / 1024, 1),
                 }
             )
+            if shell is not None:  # for the job's benchmark file, before the client (and so the job) ends
+                from itmbench import worker_benchmark
+
+                with contextlib.suppress(OSError):
+                    worker_benchmark.record(os.path.dirname(self.path), shell, usage)
             with contextlib.suppress(KeyError, ValueError):
                 self.sel.unregister(conn)
             with contextlib.suppress(OSError):
@@ -414,6 +424,7 @@ class Worker:
             os.unlink(self.path)
         folder = os.path.dirname(self.path)
         if os.path.basename(folder).startswith(FOLDER_PREFIX):  # start()'s folder: gone even if Snakemake was killed
+            shutil.rmtree(os.path.join(folder, "usage"), ignore_errors=True)  # worker_benchmark's lines
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
 
@@ -465,6 +476,9 @@ def start(log_dir: str = "logs", jobs: int = MIN_JOBS, python: str | None = None
     if not os.path.exists(path):
         return False
     os.environ[SOCKET_VAR] = path
+    from itmbench import worker_benchmark
+
+    worker_benchmark.install(folder)  # the benchmark files of the jobs it runs record their commands' figures
     return True
 
 
