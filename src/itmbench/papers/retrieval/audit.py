@@ -1,5 +1,8 @@
 """What only the world can tell about retrieval: how many true matches COCO's positives (an image's own
-captions) miss, recomputed from the scene graphs and checked against the `truth` positives the build wrote."""
+captions) miss, recomputed from the scene graphs and checked against the `truth` positives the build wrote; and the ceiling
+that binary truth puts on R@K with the original positives: a model that ranks every true match first, in
+random order, expects `oracle_recall`. The world's captions fit or do not: a ranking by fit alone cannot
+prefer an image's own captions to its other true ones, as COCO's graded captions let a model do."""
 
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ from itmbench.papers.audit_rows import COLUMNS, rate_row, value_row
 from itmbench.papers.retrieval.build import split_truth
 from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.world.generate import World, WorldConfig
+
+# The R@K of the truth oracle's rows: COCO retrieval's standard cut-offs (the retrieval table's).
+ORACLE_KS = (1, 5, 10)
 
 
 def _pairs(frame: pd.DataFrame) -> set[tuple[int, int]]:
@@ -53,7 +59,49 @@ def audit(
         value_row("mean true images per caption", "world", float(per_caption.mean()) if n_c else float("nan")),
         value_row("mean true captions per image", "world", float(per_image.mean()) if n_i else float("nan")),
     ]
+    own_c = _original_matrix(positives, caption_ids, image_ids) & fits
+    for direction, true_k, own_k in (
+        ("i2t", per_image, own_c.sum(axis=0)),
+        ("t2i", per_caption, own_c.sum(axis=1)),
+    ):
+        for k in ORACLE_KS:
+            rows.append(
+                value_row(
+                    f"truth oracle's {direction} R@{k}, original positives (%)",
+                    "world",
+                    100.0 * float(oracle_recall(true_k, own_k, k).mean()) if len(true_k) else float("nan"),
+                )
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def oracle_recall(n_true: np.ndarray, n_original: np.ndarray, k: int) -> np.ndarray:
+    """Per query, the expected R@k against the original positives of a ranking that puts the query's n_true
+    true matches first in a uniformly random order (n_original of them original positives): the chance that
+    the first k of them hold an original one, 1 - C(n_true - n_original, k) / C(n_true, k) (exact)."""
+    n = np.asarray(n_true, dtype=np.int64)
+    o = np.asarray(n_original, dtype=np.int64)
+    if np.any(o > n) or np.any(o < 0):
+        raise ValueError("oracle_recall: expected 0 <= n_original <= n_true for every query")
+    miss = np.ones(len(n), dtype=np.float64)  # P(none of the first k true matches is original)
+    for j in range(k):
+        left = n - j
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(left > 0, (left - o) / np.maximum(left, 1), 1.0)
+        miss *= np.clip(step, 0.0, 1.0)
+    return np.where(o > 0, 1.0 - miss, 0.0)
+
+
+def _original_matrix(positives: pd.DataFrame, caption_ids: np.ndarray, image_ids: np.ndarray) -> np.ndarray:
+    """The original positives as a bool matrix [captions, images] in the truth matrix's order."""
+    original = positives[positives["positive_set"] == "original"]
+    c_index = {int(c): i for i, c in enumerate(caption_ids)}
+    i_index = {int(m): j for j, m in enumerate(image_ids)}
+    out = np.zeros((len(caption_ids), len(image_ids)), dtype=bool)
+    for c, m in zip(original["caption_id"].astype(np.int64).tolist(), original["image_id"].astype(np.int64).tolist()):
+        if c in c_index and m in i_index:
+            out[c_index[c], i_index[m]] = True
+    return out
 
 
 def _images_with_foreign(
