@@ -375,9 +375,9 @@ def cmd_eccv_annotator_similarity(args: argparse.Namespace) -> None:
     cells = {}
     for d_index, direction in enumerate(annotators.SIMILARITY_DIRECTIONS):
         try:
-            scores = annotators.annotator_scores(caches, items, direction)
-            cells[direction] = annotators.annotator_similarity(
-                scores, config["similarity_top_k"], args.n_boot, args.seed, args.confidence, d_index
+            tops, n_gallery = annotators.annotator_top_lists(caches, items, direction, config["similarity_top_k"])
+            cells[direction] = annotators.similarity_of_lists(
+                tops, n_gallery, args.n_boot, args.seed, args.confidence, d_index
             )
         except (ValueError, KeyError) as err:
             raise InputError(f"{args.bench}: {err}") from err

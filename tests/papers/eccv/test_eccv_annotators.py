@@ -108,6 +108,36 @@ def test_annotator_scores_are_dot_products_over_the_split():
     assert annotators.annotator_scores({"m": _Cache(emb)}, items, I2T)["m"].shape == (4, 6)
 
 
+def test_chunked_top_lists_equal_the_full_score_matrices_and_give_the_same_cells():
+    """The command's path (top-k per query chunk, ranks looked up in the lists) equals the reference path (every
+    [queries, gallery] score matrix, `list_ranks` over the whole gallery), cell for cell."""
+    rng = np.random.default_rng(5)
+    n_img, n_cap = 40, 200
+    items = pd.DataFrame(
+        {"kind": ["image"] * n_img + ["caption"] * n_cap, "item_id": [*range(n_img), *range(100, 100 + n_cap)]}
+    )
+    caches = {}
+    for name in ("a", "b", "c"):
+        emb = {
+            "image": {i: rng.normal(size=4) for i in range(n_img)},
+            "caption": {i: rng.normal(size=4) for i in range(100, 100 + n_cap)},
+        }
+        caches[name] = _Cache(emb)
+    for direction in (T2I, I2T):
+        scores = annotators.annotator_scores(caches, items, direction)
+        tops, n_gallery = annotators.annotator_top_lists(caches, items, direction, 7, chunk=13)
+        for name in caches:
+            np.testing.assert_array_equal(tops[name], annotators.top_k_lists(scores[name], 7))
+            full = annotators.list_ranks(tops[name], n_gallery)
+            other = tops["a" if name != "a" else "b"]
+            looked_up = annotators.rank_in(tops[name], other)
+            np.testing.assert_array_equal(looked_up, np.take_along_axis(full, other, axis=1))
+        pd.testing.assert_frame_equal(
+            annotators.similarity_of_lists(tops, n_gallery, n_boot=50, seed=1),
+            annotators.annotator_similarity(scores, 7, n_boot=50, seed=1),
+        )
+
+
 def _annotations(seed=0, n_queries=25, k=3, names=("a", "b")):
     rng = np.random.default_rng(seed)
     rows = []

@@ -78,16 +78,26 @@ def list_ranks(top: np.ndarray, n_gallery: int) -> np.ndarray:
     return ranks
 
 
+def rank_in(top: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """[Q, M]: each item's rank (1..K) in its query's top-K list `top` [Q, K], K + 1 where the list lacks it
+    (what `list_ranks` gives at those items, without its [Q, n_gallery] matrix)."""
+    q, k = top.shape
+    out = np.empty(items.shape, dtype=np.int64)
+    for s in range(0, q, 4096):
+        eq = items[s : s + 4096, :, None] == top[s : s + 4096, None, :]
+        out[s : s + 4096] = np.where(eq.any(axis=2), eq.argmax(axis=2) + 1, k + 1)
+    return out
+
+
 def kendall_tau_b_topk(top_a: np.ndarray, top_b: np.ndarray, n_gallery: int, chunk: int = 256) -> np.ndarray:
     """Per query, Kendall's tau-b between two top-K lists over their union (absentees tied at K + 1); nan where
     tau-b is undefined (a single item)."""
     if top_a.shape != top_b.shape:
         raise ValueError(f"Kendall top-k: lists of shapes {top_a.shape} and {top_b.shape}; expected equal shapes")
     q, k = top_a.shape
-    rank_a, rank_b = list_ranks(top_a, n_gallery), list_ranks(top_b, n_gallery)
     items = np.concatenate([top_a, top_b], axis=1)  # [Q, 2K]: A's items, then B's
-    x = np.take_along_axis(rank_a, items, axis=1)
-    y = np.take_along_axis(rank_b, items, axis=1)
+    x = rank_in(top_a, items)
+    y = rank_in(top_b, items)
     valid = np.concatenate([np.ones((q, k), dtype=bool), x[:, k:] == k + 1], axis=1)  # B's items A lacks
     upper = np.triu(np.ones((2 * k, 2 * k), dtype=bool), 1)
     out = np.empty(q, dtype=np.float64)
@@ -108,8 +118,7 @@ def kendall_tau_b_topk(top_a: np.ndarray, top_b: np.ndarray, n_gallery: int, chu
 
 def top1_rank_in(top_row: np.ndarray, top_column: np.ndarray, n_gallery: int) -> np.ndarray:
     """Per query, the rank of the row annotator's top-1 item in the column annotator's list (K + 1 if absent)."""
-    ranks = list_ranks(top_column, n_gallery)
-    return np.take_along_axis(ranks, top_row[:, :1], axis=1)[:, 0].astype(np.float64)
+    return rank_in(top_column, top_row[:, :1])[:, 0].astype(np.float64)
 
 
 def annotator_similarity(
@@ -128,9 +137,28 @@ def annotator_similarity(
     shapes = {np.asarray(s).shape for s in scores.values()}
     if len(shapes) != 1:
         raise ValueError(f"annotator similarity: score matrices of shapes {sorted(shapes)}; expected one shape")
-    (n_queries, n_gallery) = shapes.pop()
+    (_, n_gallery) = shapes.pop()
     k = min(k, n_gallery)
     tops = {m: top_k_lists(scores[m], k) for m in names}
+    return similarity_of_lists(tops, n_gallery, n_boot, seed, confidence, direction_index)
+
+
+def similarity_of_lists(
+    tops: Mapping[str, np.ndarray],
+    n_gallery: int,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    direction_index: int = 0,
+) -> pd.DataFrame:
+    """`annotator_similarity` from each annotator's top-K lists [queries, K] over a gallery of n_gallery."""
+    names = list(tops)
+    if len(names) < 2:
+        raise ValueError(f"annotator similarity: annotators {names}; expected two or more")
+    shapes = sorted({t.shape for t in tops.values()})
+    if len(shapes) != 1:
+        raise ValueError(f"annotator similarity: lists of shapes {shapes}; expected one shape")
+    n_queries = next(iter(tops.values())).shape[0]
     rng = np.random.default_rng(np.random.SeedSequence([seed, direction_index]))
     idx = rng.integers(0, n_queries, size=(n_boot, n_queries))
     rows: list[tuple[Any, ...]] = []
@@ -169,6 +197,26 @@ def annotator_scores(caches: Mapping[str, Any], items: pd.DataFrame, direction: 
         g = np.asarray(cache.get(GALLERY_KIND[direction], g_ids), dtype=np.float32)
         out[name] = (q @ g.T).astype(np.float64)
     return out
+
+
+def annotator_top_lists(
+    caches: Mapping[str, Any], items: pd.DataFrame, direction: str, k: int, chunk: int = 2048
+) -> tuple[dict[str, np.ndarray], int]:
+    """Each annotator's top-k lists [queries, k] of one direction (as `top_k_lists` of `annotator_scores`'s
+    matrices), computed over query chunks so that no [queries, gallery] matrix is held; and the gallery size."""
+    ids = split_items(items)
+    q_ids, g_ids = ids[QUERY_KIND[direction]], ids[GALLERY_KIND[direction]]
+    if len(q_ids) == 0 or len(g_ids) == 0:
+        raise ValueError(f"annotator similarity ({direction}): the split has no {QUERY_KIND[direction]} or gallery")
+    k = min(k, len(g_ids))
+    out = {}
+    for name, cache in caches.items():
+        q = np.asarray(cache.get(QUERY_KIND[direction], q_ids), dtype=np.float32)
+        g = np.asarray(cache.get(GALLERY_KIND[direction], g_ids), dtype=np.float32)
+        out[name] = np.concatenate(
+            [top_k_lists((q[s : s + chunk] @ g.T).astype(np.float64), k) for s in range(0, len(q), chunk)]
+        )
+    return out, len(g_ids)
 
 
 def table_a1_long(cells: Mapping[str, pd.DataFrame], published: pd.DataFrame | None) -> pd.DataFrame:
