@@ -131,15 +131,11 @@ def annotator_similarity(
 ) -> pd.DataFrame:
     """Table A.1's cells of one direction from each annotator's score matrix [queries, gallery] (the same queries
     and gallery for all): measure, model (row), other (column), value, lo, hi, n_queries; no diagonal."""
-    names = list(scores)
-    if len(names) < 2:
-        raise ValueError(f"annotator similarity: annotators {names}; expected two or more")
     shapes = {np.asarray(s).shape for s in scores.values()}
-    if len(shapes) != 1:
+    if len(shapes) > 1:
         raise ValueError(f"annotator similarity: score matrices of shapes {sorted(shapes)}; expected one shape")
-    (_, n_gallery) = shapes.pop()
-    k = min(k, n_gallery)
-    tops = {m: top_k_lists(scores[m], k) for m in names}
+    n_gallery = shapes.pop()[1] if shapes else 0
+    tops = {m: top_k_lists(scores[m], min(k, n_gallery)) for m in scores}
     return similarity_of_lists(tops, n_gallery, n_boot, seed, confidence, direction_index)
 
 
@@ -184,19 +180,31 @@ def split_items(items: pd.DataFrame) -> dict[str, np.ndarray]:
     return {kind: items.loc[items["kind"] == kind, "item_id"].to_numpy(dtype=np.int64) for kind in ("image", "caption")}
 
 
-def annotator_scores(caches: Mapping[str, Any], items: pd.DataFrame, direction: str) -> dict[str, np.ndarray]:
-    """Each annotator's dot products [queries, gallery] of one direction over every item of the split
-    (`caches[name]` an `EmbeddingCache`, or anything with its `get(kind, ids)`)."""
+def _query_gallery_vectors(
+    caches: Mapping[str, Any], items: pd.DataFrame, direction: str
+) -> tuple[list[tuple[str, np.ndarray, np.ndarray]], int]:
+    """Per annotator, its query and gallery embeddings [queries, d], [gallery, d] (float32) of one direction over
+    every item of the split; and the gallery size."""
     ids = split_items(items)
     q_ids, g_ids = ids[QUERY_KIND[direction]], ids[GALLERY_KIND[direction]]
     if len(q_ids) == 0 or len(g_ids) == 0:
         raise ValueError(f"annotator similarity ({direction}): the split has no {QUERY_KIND[direction]} or gallery")
-    out = {}
-    for name, cache in caches.items():
-        q = np.asarray(cache.get(QUERY_KIND[direction], q_ids), dtype=np.float32)
-        g = np.asarray(cache.get(GALLERY_KIND[direction], g_ids), dtype=np.float32)
-        out[name] = (q @ g.T).astype(np.float64)
-    return out
+    vectors = [
+        (
+            name,
+            np.asarray(cache.get(QUERY_KIND[direction], q_ids), dtype=np.float32),
+            np.asarray(cache.get(GALLERY_KIND[direction], g_ids), dtype=np.float32),
+        )
+        for name, cache in caches.items()
+    ]
+    return vectors, len(g_ids)
+
+
+def annotator_scores(caches: Mapping[str, Any], items: pd.DataFrame, direction: str) -> dict[str, np.ndarray]:
+    """Each annotator's dot products [queries, gallery] of one direction over every item of the split
+    (`caches[name]` an `EmbeddingCache`, or anything with its `get(kind, ids)`)."""
+    vectors, _ = _query_gallery_vectors(caches, items, direction)
+    return {name: (q @ g.T).astype(np.float64) for name, q, g in vectors}
 
 
 def annotator_top_lists(
@@ -204,19 +212,15 @@ def annotator_top_lists(
 ) -> tuple[dict[str, np.ndarray], int]:
     """Each annotator's top-k lists [queries, k] of one direction (as `top_k_lists` of `annotator_scores`'s
     matrices), computed over query chunks so that no [queries, gallery] matrix is held; and the gallery size."""
-    ids = split_items(items)
-    q_ids, g_ids = ids[QUERY_KIND[direction]], ids[GALLERY_KIND[direction]]
-    if len(q_ids) == 0 or len(g_ids) == 0:
-        raise ValueError(f"annotator similarity ({direction}): the split has no {QUERY_KIND[direction]} or gallery")
-    k = min(k, len(g_ids))
-    out = {}
-    for name, cache in caches.items():
-        q = np.asarray(cache.get(QUERY_KIND[direction], q_ids), dtype=np.float32)
-        g = np.asarray(cache.get(GALLERY_KIND[direction], g_ids), dtype=np.float32)
-        out[name] = np.concatenate(
+    vectors, n_gallery = _query_gallery_vectors(caches, items, direction)
+    k = min(k, n_gallery)
+    tops = {
+        name: np.concatenate(
             [top_k_lists((q[s : s + chunk] @ g.T).astype(np.float64), k) for s in range(0, len(q), chunk)]
         )
-    return out, len(g_ids)
+        for name, q, g in vectors
+    }
+    return tops, n_gallery
 
 
 def table_a1_long(cells: Mapping[str, pd.DataFrame], published: pd.DataFrame | None) -> pd.DataFrame:

@@ -1,8 +1,8 @@
 """What only the world can tell about retrieval: how many true matches COCO's positives (an image's own
-captions) miss, recomputed from the scene graphs and checked against the `truth` positives the build wrote; and the ceiling
-that binary truth puts on R@K with the original positives: a model that ranks every true match first, in
-random order, expects `oracle_recall`. The world's captions fit or do not: a ranking by fit alone cannot
-prefer an image's own captions to its other true ones, as COCO's graded captions let a model do."""
+captions) miss, recomputed from the scene graphs and checked against the `truth` positives the build wrote;
+and the ceiling that binary truth puts on R@K with the original positives: a model that ranks every true
+match first, in random order, expects `oracle_recall`. The world's captions fit or do not: a ranking by fit
+alone cannot prefer an image's own captions to its other true ones, as COCO's graded captions let a model do."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def audit(
     per_caption = fits.sum(axis=1)
     per_image = fits.sum(axis=0)
     n_c, n_i = len(caption_ids), len(image_ids)
-    foreign = _images_with_foreign(fits, positives, caption_ids, image_ids)
+    # each caption's own image (COCO-style: its original positive; -1 where it has none) against every image
+    is_own = _owners(positives, caption_ids)[:, None] == image_ids[None, :].astype(np.int64)
+    foreign = int((fits & ~is_own).any(axis=0).sum())  # images a caption written for another image fits
     rows = [
         value_row("images in the gallery", "world", n_i),
         value_row("captions in the gallery", "world", n_c),
@@ -59,7 +61,7 @@ def audit(
         value_row("mean true images per caption", "world", float(per_caption.mean()) if n_c else float("nan")),
         value_row("mean true captions per image", "world", float(per_image.mean()) if n_i else float("nan")),
     ]
-    own_c = _original_matrix(positives, caption_ids, image_ids) & fits
+    own_c = fits & is_own  # the original positives that are true
     for direction, true_k, own_k in (
         ("i2t", per_image, own_c.sum(axis=0)),
         ("t2i", per_caption, own_c.sum(axis=1)),
@@ -86,30 +88,13 @@ def oracle_recall(n_true: np.ndarray, n_original: np.ndarray, k: int) -> np.ndar
     miss = np.ones(len(n), dtype=np.float64)  # P(none of the first k true matches is original)
     for j in range(k):
         left = n - j
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(left > 0, (left - o) / np.maximum(left, 1), 1.0)
+        step = np.where(left > 0, (left - o) / np.maximum(left, 1), 1.0)
         miss *= np.clip(step, 0.0, 1.0)
     return np.where(o > 0, 1.0 - miss, 0.0)
 
 
-def _original_matrix(positives: pd.DataFrame, caption_ids: np.ndarray, image_ids: np.ndarray) -> np.ndarray:
-    """The original positives as a bool matrix [captions, images] in the truth matrix's order."""
-    original = positives[positives["positive_set"] == "original"]
-    c_index = {int(c): i for i, c in enumerate(caption_ids)}
-    i_index = {int(m): j for j, m in enumerate(image_ids)}
-    out = np.zeros((len(caption_ids), len(image_ids)), dtype=bool)
-    for c, m in zip(original["caption_id"].astype(np.int64).tolist(), original["image_id"].astype(np.int64).tolist()):
-        if c in c_index and m in i_index:
-            out[c_index[c], i_index[m]] = True
-    return out
-
-
-def _images_with_foreign(
-    fits: np.ndarray, positives: pd.DataFrame, caption_ids: np.ndarray, image_ids: np.ndarray
-) -> int:
-    """Images that a caption written for another image fits (a false negative of COCO-style i2t)."""
+def _owners(positives: pd.DataFrame, caption_ids: np.ndarray) -> np.ndarray:
+    """Each caption's original image (its own, in COCO-style retrieval), -1 where it has none."""
     original = positives[positives["positive_set"] == "original"]
     owner = dict(zip(original["caption_id"].astype(np.int64).tolist(), original["image_id"].astype(np.int64).tolist()))
-    owners = np.array([owner.get(int(c), -1) for c in caption_ids], dtype=np.int64)
-    foreign = fits & (owners[:, None] != image_ids[None, :].astype(np.int64))
-    return int(foreign.any(axis=0).sum())
+    return np.array([owner.get(int(c), -1) for c in caption_ids], dtype=np.int64)
