@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
+from itmbench.errors import InputError
 from itmbench.papers.claims import (
     ClaimConfig,
     Results,
@@ -280,6 +281,23 @@ def test_world_results_are_read_from_the_metrics_folder(tmp_path: Path) -> None:
     assert "clip_trohn_img" in table.loc["hard_negative_images_raise_t2i", "reason"]
     with pytest.raises(FileNotFoundError):
         load_world_results(tmp_path / "absent")
+
+
+def test_the_tables_a_papers_claims_read_are_keyed_by_paper_and_name(tmp_path: Path) -> None:
+    _write_world_json(tmp_path / "metrics", "bison", "clip", {"metrics": {"bison": m(90.9, 88.5, 92.9, n=650)}})
+    table = tmp_path / "tables" / "bison" / "table1.csv"
+    table.parent.mkdir(parents=True)
+    table.write_text("row,column,value\nclip,R@1,41.5\n", encoding="utf-8")
+    world = load_world_results(tmp_path / "metrics", table_files=[table])
+    assert world.table("bison", "table1").to_dict("records") == [{"row": "clip", "column": "R@1", "value": 41.5}]
+    assert world.table("bison", "table2") is None and world.table("eccv", "table1") is None
+    empty = tmp_path / "tables" / "eccv" / "table5.csv"
+    empty.parent.mkdir(parents=True)
+    empty.write_text("row,column,value\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"table5\.csv: expected a table CSV with rows"):
+        load_world_results(tmp_path / "metrics", table_files=[empty])
+    with pytest.raises(InputError, match=r"absent\.csv: expected a table CSV"):
+        load_world_results(tmp_path / "metrics", table_files=[tmp_path / "absent.csv"])
 
 
 def test_claims_on_the_published_tables() -> None:

@@ -264,6 +264,7 @@ rule claims_paper:
     input:
         metrics=get_bench_metrics,
         paired=get_claims_paper_paired,
+        tables=get_claims_tables,
     output:
         csv=f"{RESULTS}/tables/claims/{{bench}}.csv",
         md=f"{RESULTS}/tables/claims/{{bench}}.md",
@@ -272,6 +273,7 @@ rule claims_paper:
         source=SOURCE,
         kinds=get_model_kinds(),
         paired=get_paired_flags,
+        tables=get_table_flags,
     threads: 1
     resources:
         mem_mb=1000,
@@ -283,7 +285,7 @@ rule claims_paper:
         ENV
     shell:
         "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
-        "--paper {wildcards.bench} {params.paired} --out-csv {output.csv} > {log} 2>&1"
+        "--paper {wildcards.bench} {params.paired} {params.tables} --out-csv {output.csv} > {log} 2>&1"
 
 
 if TROHN_TEXT_MODELS:

@@ -83,6 +83,7 @@ rule claims:
     input:
         metrics=get_claims_metrics,
         paired=get_paired_tables,
+        tables=get_claims_tables,
     output:
         csv=f"{RESULTS}/tables/claims/claims.csv",
         md=f"{RESULTS}/tables/claims/claims.md",
@@ -91,6 +92,7 @@ rule claims:
         source=SOURCE,
         kinds=get_model_kinds(),
         paired=get_paired_flags,
+        tables=get_table_flags,
     threads: 1
     resources:
         mem_mb=1000,
@@ -102,4 +104,4 @@ rule claims:
         ENV
     shell:
         "itmbench claims --metrics-dir {params.metrics_dir} --source {params.source} --kinds {params.kinds:q} "
-        "{params.paired} --out-csv {output.csv} > {log} 2>&1"
+        "{params.paired} {params.tables} --out-csv {output.csv} > {log} 2>&1"

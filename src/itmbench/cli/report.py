@@ -108,7 +108,9 @@ def cmd_claims(args: argparse.Namespace) -> None:
         raise InputError(f"--paper {args.paper}: the paper states no claims; expected one of {list(CLAIM_ORDER)}")
     if Path(args.metrics_dir).is_dir() and not any(Path(args.metrics_dir).glob("*/*.json")):
         raise InputError(f"{args.metrics_dir}: no metrics files; expected <benchmark>/<model>.json files")
-    results = load_world_results(args.metrics_dir, kinds=args.kinds, source=args.source, paired_files=args.paired)
+    results = load_world_results(
+        args.metrics_dir, kinds=args.kinds, source=args.source, paired_files=args.paired, table_files=args.table
+    )
     table = claims_table(results)
     title = f"Claims checked on the {args.source} results"
     if args.paper:
@@ -200,6 +202,9 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--paper", default=None, choices=sorted(PAPERS), help="only this paper's claims")
     sp.add_argument(
         "--paired", action="append", default=[], help="a paired-test table (itmbench paired-tests) the claims use"
+    )
+    sp.add_argument(
+        "--table", action="append", default=[], help="a paper's table CSV (<paper>/<name>.csv) its claims read"
     )
     sp = add("paired-tests", cmd_paired_tests, "paired tests of model pairs over the same instances")
     sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (bivlc)")

@@ -10,7 +10,9 @@ reason when it cannot be decided). `claims_table(results)` evaluates every claim
 ('contrastive', 'chance', 'human', 'generative' or 'other') and the role models some claims need.
 Three builders:
 
-- `load_world_results(metrics_dir)`: the world's JSON files. Decision: every world model is a
+- `load_world_results(metrics_dir, paired_files, table_files)`: the world's JSON files, the paired tests
+  and the paper tables the claims read (a claims module's `TABLES`: names under results/<source>/tables/
+  <paper>/, which the claims rules pass as `--table`; `Results.table(paper, name)`). Decision: every world model is a
   contrastively trained dual encoder ('contrastive') except the chance models (default: 'random');
   the role 'bivlc_coco' is 'clip_coco' (clip fine-tuned with in-batch negatives for as many epochs
   as TROHN-Img: the analogue of CLIP_COCO and the control with equal compute), or 'clip' where there
@@ -75,6 +77,13 @@ class Results:
     # paired tests of model pairs over the same instances ("benchmark/model_a/model_b/metric" -> record of
     # `itmbench.papers.paired.RECORD_COLUMNS`), from the per-instance scores (`itmbench paired-tests`)
     paired: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # tables a paper's claims read ("<paper>/<name>" -> the table's CSV, e.g. "bison/table1"): the tables its
+    # claims module declares in `TABLES` (`claims_tables`), as the source's run wrote them
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+    def table(self, paper: str, name: str) -> pd.DataFrame | None:
+        """One of a paper's tables (its CSV as written), or None when this source has none."""
+        return self.tables.get(f"{paper}/{name}")
 
     def models(self, benchmark: str, kinds: Iterable[str] | None = None) -> list[str]:
         """Models with results on a benchmark (sorted), optionally only those of some kinds."""
@@ -273,6 +282,14 @@ def registered_claims() -> tuple[Claim, ...]:
     return tuple(c for name in CLAIM_ORDER for c in paper(name).part("claims").CLAIMS)
 
 
+def claims_tables(paper: str) -> tuple[str, ...]:
+    """The tables (names under results/<source>/tables/<paper>/, without .csv) a paper's claims read: its claims
+    module's `TABLES` (none when it declares none)."""
+    from itmbench.papers.registry import paper as registered
+
+    return tuple(getattr(registered(paper).part("claims"), "TABLES", ()))
+
+
 def claim(paper: str, claim_id: str) -> Claim:
     """One registered claim by paper and id."""
     for c in registered_claims():
@@ -417,9 +434,11 @@ def load_world_results(
     roles: Mapping[str, str] | None = None,
     source: str = "world",
     paired_files: Iterable[str | os.PathLike] = (),
+    table_files: Iterable[str | os.PathLike] = (),
 ) -> Results:
     """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results, with the paired tests
-    of `paired_files` (tables of `itmbench paired-tests`)."""
+    of `paired_files` (tables of `itmbench paired-tests`) and the tables of `table_files` (<paper>/<name>.csv,
+    keyed "<paper>/<name>")."""
     from itmbench.io import read_json
     from itmbench.papers.paired import read_paired
 
@@ -440,7 +459,24 @@ def load_world_results(
     model_kinds.update(kinds or {})
     coco = "clip_coco" if "clip_coco" in all_models else "clip"  # the control fine-tuned as long as TROHN-Img
     model_roles = {"bivlc_coco": coco, "bivlc_trohn_img": "clip_trohn_img", **(roles or {})}
-    return Results(source, metrics, model_kinds, model_roles, read_paired(paired_files))
+    return Results(source, metrics, model_kinds, model_roles, read_paired(paired_files), read_claim_tables(table_files))
+
+
+def read_claim_tables(paths: Iterable[str | os.PathLike]) -> dict[str, pd.DataFrame]:
+    """Table CSVs (<paper>/<name>.csv) keyed "<paper>/<name>"; a file that is not a readable, non-empty table
+    is an InputError naming it."""
+    from itmbench.errors import InputError
+
+    tables: dict[str, pd.DataFrame] = {}
+    for path in map(Path, paths):
+        try:
+            frame = pd.read_csv(path)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{path}: expected a table CSV the claims read ({exc})") from exc
+        if frame.empty:
+            raise InputError(f"{path}: expected a table CSV with rows, got none")
+        tables[f"{path.parent.name}/{path.stem}"] = frame
+    return tables
 
 
 def released_results(mirror: str | os.PathLike) -> Results:

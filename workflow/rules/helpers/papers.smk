@@ -216,6 +216,25 @@ def get_paired_flags(wildcards, input):
 def get_claims_paper_paired(wildcards):
     return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []
 
+
+def claims_table_files(papers):
+    """The tables (CSV) the papers' claims read (each claims module's `TABLES`) that this source's run writes."""
+    from itmbench.papers.claims import claims_tables
+
+    paths = [f"{RESULTS}/tables/{p}/{name}.csv" for p in papers for name in claims_tables(p)]
+    return [p for p in paths if produced_here(p)]
+
+
+def get_claims_tables(wildcards):
+    """The tables every paper's claims read (the claims rule), or one paper's (claims_paper)."""
+    from itmbench.papers.claims import CLAIM_ORDER
+
+    return claims_table_files([wildcards.bench] if "bench" in wildcards.keys() else CLAIM_ORDER)
+
+
+def get_table_flags(wildcards, input):
+    return " ".join(f"--table {path}" for path in input.get("tables", []))
+
 # --- BiVLC's Figure 4, from the per-instance scores of the models it contrasts (papers.smk) ----------------------
 
 
