@@ -54,7 +54,7 @@ VEC2SEQ_OPTIONS: dict[str, Any] = {
     "hidden1": 64,
     "hidden2": 16,
     "layers": 2,
-    "max_len": 12,
+    "max_len": 30,
     "min_count": 5,
     "lambda_gen": 1.0,
     "epochs": 3,
