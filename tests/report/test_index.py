@@ -61,6 +61,17 @@ def tree(tmp_path, monkeypatch):
         ],
     )
     _touch(Path("results/world/tables/claims/claims.md"))
+    released = _write_csv(
+        Path("results/released/tables/claims/claims.csv"),
+        ["paper", "claim", "text", "where", "source", "holds", "evidence", "reason"],
+        [
+            ["bison", "a", "A", "s1", "published", "True", "{}", ""],
+            ["bison", "a", "A", "s1", "released", "", "{}", "BISON releases no model outputs"],
+            ["bivlc", "f", "F", "s6", "released", "False", "{}", ""],
+            ["bivlc", "f", "F", "s6", "published", "True", "{}", ""],
+        ],
+    )
+    _touch(Path("results/released/tables/claims/claims.md"))
     rows = [
         ["Table 3", "", row, col, world, "", "", world, pub, diff, 2, status, "", row.lower()]
         for row, col, world, pub, diff, status in BISON_CELLS
@@ -73,7 +84,13 @@ def tree(tmp_path, monkeypatch):
         _touch(Path("results/world/figures/bison/accuracy.png")),
         _touch(Path("results/world/figures/bison/accuracy.pdf")),
     ]
-    return {"reports": reports, "claims": claims.as_posix(), "tables": [table.as_posix()], "artefacts": artefacts}
+    return {
+        "reports": reports,
+        "claims": [claims.as_posix()],
+        "released_claims": released.as_posix(),
+        "tables": [table.as_posix()],
+        "artefacts": artefacts,
+    }
 
 
 def write_index(out: str, reports: list[str], **kwargs) -> None:
@@ -110,21 +127,46 @@ def test_every_link_resolves_and_every_paper_has_a_section(tree, tmp_path):
 
 
 def test_claims_are_counted_per_paper_and_verdict(tree, tmp_path):
-    assert claim_counts(tree["claims"]) == {
-        "bison": {"holds": 1, "does not hold": 1, "undecided": 1},
-        "eccv": {"holds": 2, "does not hold": 0, "undecided": 0},
+    assert claim_counts(*tree["claims"]) == {
+        "world": {
+            "bison": {"holds": 1, "does not hold": 1, "undecided": 1},
+            "eccv": {"holds": 2, "does not hold": 0, "undecided": 0},
+        }
     }
     write_index("reports/index.html", tree["reports"], claims=tree["claims"], tables=tree["tables"],
                 artefacts=tree["artefacts"])  # fmt: skip
     html = (tmp_path / "reports/index.html").read_text()
     assert "3 claims checked on the world results: holds 1, does not hold 1, undecided 1." in _section(html, "bison")
     assert "2 claims checked on the world results: holds 2, does not hold 0, undecided 0." in _section(html, "eccv")
-    assert "No claims of this paper are checked." in _section(html, "sugarcrepe")
+    assert "No claims of this paper are checked on the world results." in _section(html, "sugarcrepe")
     glance = html.split("<h2>Reports</h2>")[0]
     counts = status_counts(load_coverage("bison"))
     bison_row = re.search(r'<tr><td><a href="#bison">.*?</tr>', glance)[0]
     cells = re.findall(r'<td class="num">([^<]*)</td>', bison_row)
-    assert cells == ["1", "1", "1", *(str(n) for n in counts.values())]
+    assert cells == ["1 / 1 / 1", *(str(n) for n in counts.values())]
+
+
+def test_the_world_and_the_released_files_claims_are_shown_side_by_side(tree, tmp_path):
+    both = [*tree["claims"], tree["released_claims"]]
+    assert claim_counts(*both)["released"] == {
+        "bison": {"holds": 0, "does not hold": 0, "undecided": 1},
+        "bivlc": {"holds": 0, "does not hold": 1, "undecided": 0},
+    }
+    write_index("reports/index.html", tree["reports"], claims=both, tables=tree["tables"],
+                artefacts=tree["artefacts"])  # fmt: skip
+    html = (tmp_path / "reports/index.html").read_text()
+    glance = html.split("<h2>Reports</h2>")[0]
+    headers = re.findall(r"<th>claims on the ([a-z]+):", glance)
+    assert headers == ["world", "released", "published"]  # the run's source first, then the released files'
+    bivlc_row = re.search(r'<tr><td><a href="#bivlc">.*?</tr>', glance)[0]
+    assert re.findall(r'<td class="num">([^<]*)</td>', bivlc_row)[:3] == ["–", "0 / 1 / 0", "1 / 0 / 0"]
+    section = _section(html, "bivlc")
+    assert "1 claim checked on the released results: holds 0, does not hold 1, undecided 0." in section
+    assert 'href="../results/released/tables/claims/claims.md"' in section
+    assert "No claims of this paper are checked on the world results." in section
+    bad = _write_csv(tmp_path / "old.csv", ["paper", "claim", "holds"], [["bison", "a", "True"]])
+    with pytest.raises(ValueError, match=r"old.csv: no columns \['source'\]"):
+        claim_counts(bad)
 
 
 def test_the_three_largest_absolute_differences_are_shown_in_order(tree, tmp_path):
@@ -156,7 +198,7 @@ def test_the_coverage_matrix_lists_every_item_with_its_status(tree, tmp_path):
 
 
 def test_same_inputs_give_the_same_bytes_and_the_command_writes_it(tree, tmp_path):
-    args = ["index", *tree["reports"], "--claims", tree["claims"], "--tables", *tree["tables"],
+    args = ["index", *tree["reports"], "--claims", *tree["claims"], "--tables", *tree["tables"],
             "--artefacts", *tree["artefacts"], "--source", "world"]  # fmt: skip
     assert main([*args, "--out", "reports/index.html"]) == 0
     assert main([*args, "--out", "reports/again.html"]) == 0

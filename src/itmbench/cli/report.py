@@ -248,7 +248,10 @@ def add_commands(add, sub) -> None:
     sp.add_argument("reports", nargs="+")
     sp.add_argument("--out", required=True)
     sp.add_argument(
-        "--claims", default=None, help="the source's claims table (results/<source>/tables/claims/claims.csv)"
+        "--claims",
+        nargs="*",
+        default=[],
+        help="claims tables (results/<source>/tables/claims/claims.csv; with a mirror, results/released/'s too)",
     )
     sp.add_argument(
         "--tables",

@@ -1,14 +1,15 @@
 """reports/index.html: every report, and per paper at a glance its claims, coverage and largest differences.
 
-The page is static HTML (no script) written from the run's files: the reports, the source's claims
-table (``results/<source>/tables/claims/claims.csv``, column ``holds``: True, False or empty for
-undecided), the papers' world tables (``results/<source>/tables/<paper>/table<N>.csv``: world value,
-published value and difference per cell) and the artefacts the papers' coverage matrices name. The
-papers come in as `PaperEntry` values (``itmbench.papers.coverage.index_entries`` makes them from
-the registry and each ``papers/<paper>/coverage.csv``), so this engine imports no paper. A coverage
-item links to its files only where they are among the artefacts given, so every link resolves; the
-others are named, marked as not built by this run. Links are relative to the page; the same inputs
-give the same bytes.
+The page is static HTML (no script) written from the run's files: the reports, the claims tables
+(the source's ``results/<source>/tables/claims/claims.csv`` and, with a mirror, the released files'
+``results/released/tables/claims/claims.csv``; columns ``source`` and ``holds``: True, False or empty
+for undecided; a paper's claims are counted per source, the run's source first), the papers' world
+tables (``results/<source>/tables/<paper>/table<N>.csv``: world value, published value and
+difference per cell) and the artefacts the papers' coverage matrices name. The papers come in as
+`PaperEntry` values (``itmbench.papers.coverage.index_entries`` makes them from the registry and
+each ``papers/<paper>/coverage.csv``), so this engine imports no paper. A coverage item links to its
+files only where they are among the artefacts given, so every link resolves; the others are named,
+marked as not built by this run. Links are relative to the page; the same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -86,18 +87,29 @@ def _verdict(value: str | None) -> str:
     return "undecided"
 
 
-def claim_counts(claims_csv: str | os.PathLike) -> dict[str, dict[str, int]]:
-    """Claims per paper and verdict (holds / does not hold / undecided), from a claims table's CSV."""
-    counts: dict[str, dict[str, int]] = {}
-    with open(claims_csv, newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in ("paper", "holds") if c not in (reader.fieldnames or ())]
-        if missing:
-            raise ValueError(f"{claims_csv}: no columns {missing}; expected the claims table (paper, ..., holds, ...)")
-        for record in reader:
-            paper = counts.setdefault(record["paper"], dict.fromkeys(VERDICTS, 0))
-            paper[_verdict(record["holds"])] += 1
+def claim_counts(*claims_csvs: str | os.PathLike) -> dict[str, dict[str, dict[str, int]]]:
+    """Claims per source, paper and verdict (holds / does not hold / undecided), from claims tables' CSVs
+    (each row names its source: the world's, the released files', the published tables')."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for claims_csv in claims_csvs:
+        with open(claims_csv, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in ("paper", "source", "holds") if c not in (reader.fieldnames or ())]
+            if missing:
+                raise ValueError(
+                    f"{claims_csv}: no columns {missing}; expected the claims table (paper, ..., source, holds, ...)"
+                )
+            for record in reader:
+                papers = counts.setdefault(record["source"], {})
+                paper = papers.setdefault(record["paper"], dict.fromkeys(VERDICTS, 0))
+                paper[_verdict(record["holds"])] += 1
     return counts
+
+
+def _source_order(counts: Mapping[str, object], source: str) -> list[str]:
+    """The claims' sources in the order the index shows them: the run's, the released files', the rest sorted."""
+    first = [s for s in (source, "released") if s in counts]
+    return first + sorted(s for s in counts if s not in first)
 
 
 def _float(text: str | None) -> float:
@@ -200,7 +212,7 @@ def _fmt(value: float, decimals: int, sign: bool = False) -> str:
 
 def _claims_text(counts: Mapping[str, int] | None, source: str) -> str:
     if not counts:
-        return "No claims of this paper are checked."
+        return f"No claims of this paper are checked on the {html.escape(source)} results."
     total = sum(counts.values())
     parts = ", ".join(f"{v} {counts[v]}" for v in VERDICTS)
     return f"{total} claim{'' if total == 1 else 's'} checked on the {html.escape(source)} results: {parts}."
@@ -211,7 +223,7 @@ def index_html(
     reports: Sequence[str | os.PathLike],
     papers: Sequence[PaperEntry],
     statuses: Sequence[str],
-    claims: str | os.PathLike | None = None,
+    claims: Sequence[str | os.PathLike] = (),
     tables: Iterable[str | os.PathLike] = (),
     artefacts: Iterable[str | os.PathLike] = (),
     source: str = "world",
@@ -220,7 +232,8 @@ def index_html(
     """The index page's HTML, its links relative to `base` (the page's folder)."""
     tables = sorted(str(t) for t in tables)
     page = _Page(base, [*artefacts, *tables])
-    counts = claim_counts(claims) if claims is not None else {}
+    counts = claim_counts(*claims)
+    sources = _source_order(counts, source) if counts else [source]
     differences = largest_differences(tables)
     report_paths = sorted(Path(p) for p in reports)
     names = {entry.name for entry in papers}
@@ -239,15 +252,19 @@ def index_html(
         "missing, or not possible here (<code>src/itmbench/papers/&lt;paper&gt;/coverage.csv</code>).</p>",
         "<h2>At a glance</h2>",
         "<table><thead><tr><th>paper</th><th>report</th>"
-        + "".join(f"<th>claims: {v}</th>" for v in VERDICTS)
+        + "".join(f"<th>claims on the {html.escape(s)}: {' / '.join(VERDICTS)}</th>" for s in sources)
         + "".join(f'<th class="{_status_class(s)}">{html.escape(s)}</th>' for s in statuses)
         + "</tr></thead><tbody>",
     ]
     for entry in papers:
         name = entry.name
         report = page.link(paper_report[name], "report") if name in paper_report else "–"
-        paper_claims = counts.get(name)
-        claim_cells = "".join(f'<td class="num">{paper_claims[v] if paper_claims else "–"}</td>' for v in VERDICTS)
+        claim_cells = ""
+        for s in sources:
+            paper_claims = counts.get(s, {}).get(name)
+            shown = " / ".join(str(paper_claims[v]) for v in VERDICTS) if paper_claims else "–"
+            claim_cells += f'<td class="num">{shown}</td>'
+
         status_cells = "".join(f'<td class="num">{n}</td>' for n in entry.counts(statuses).values())
         parts.append(
             f'<tr><td><a href="#{name}">{html.escape(entry.title)}</a></td><td>{report}</td>'
@@ -269,11 +286,12 @@ def index_html(
         parts.append(f'<section id="{name}">')
         parts.append(f"<h2>{html.escape(entry.title)}</h2>")
         links = [page.link(paper_report[name], "report")] if name in paper_report else ["no report in this run"]
-        if claims is not None:
-            links.append(page.link(Path(claims).with_suffix(".md"), "claims table"))
+        for path in claims:
+            of = Path(path).parent.parent.parent.name or "claims"  # results/<source>/tables/claims/claims.csv
+            links.append(page.link(Path(path).with_suffix(".md"), f"claims table ({of})"))
         parts.append(f"<p>{' · '.join(links)}</p>")
         parts.append("<h3>Claims</h3>")
-        parts.append(f"<p>{_claims_text(counts.get(name), source)}</p>")
+        parts.extend(f"<p>{_claims_text(counts.get(s, {}).get(name), s)}</p>" for s in sources)
         parts.append("<h3>Largest differences from the published numbers</h3>")
         parts.append(f'<p class="note">{DIFFERENCES_NOTE}</p>')
         cells = differences.get(name, [])

@@ -160,7 +160,7 @@ def write_index(
     *,
     papers: Sequence[PaperEntry] = (),
     statuses: Sequence[str] = (),
-    claims: str | os.PathLike | None = None,
+    claims: Sequence[str | os.PathLike] = (),
     tables: Iterable[str | os.PathLike] = (),
     artefacts: Iterable[str | os.PathLike] = (),
     source: str = "world",
@@ -169,7 +169,8 @@ def write_index(
     """reports/index.html: every report, and per paper its claims, largest differences and coverage matrix.
 
     `papers` are the sections (``itmbench.papers.coverage.index_entries``), `statuses` the coverage
-    statuses in order, `claims` the source's claims CSV, `tables` the papers' world tables (CSV),
+    statuses in order, `claims` the claims CSVs (the source's; with a mirror, the released files'),
+    `tables` the papers' world tables (CSV),
     `artefacts` the coverage matrices' files this run built (only those are linked); see
     `itmbench.report.index`."""
     out_html = Path(out_html)

@@ -22,11 +22,17 @@ def get_index_tables():
     return [p for paper in WORLD_PAPERS for p in world_table_paths(paper, f"{RESULTS}/tables/{paper}") if p.endswith(".csv")]
 
 
+def released_claims():
+    """The released files' claims table (beside the published tables'), where this run builds it (a mirror)."""
+    path = "results/released/tables/claims/claims.csv"
+    return [path] if RELEASED_REPORT and produced_here(path) else []
+
+
 def get_index_inputs(wildcards):
     """What reports/index.html shows: every report, the claims table, the world tables and the coverage files."""
     return {
         "reports": get_reports(wildcards),
-        "claims": f"{RESULTS}/tables/claims/claims.csv",
+        "claims": [f"{RESULTS}/tables/claims/claims.csv", *released_claims()],
         "tables": get_index_tables(),
         "artefacts": get_index_artefacts(),
     }
