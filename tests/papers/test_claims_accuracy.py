@@ -195,6 +195,9 @@ def test_mcic_size_trends() -> None:
         and v.evidence["points"] == {"8": 56.5, "16": 55.1, "32": 52.5}
     )
     assert verdict("mcic", "vec2seq_bigger_is_better", mcic({"table4": falling})).holds is None  # no Vec2seq rows
+    rising_ffnn = table4("FFNN", {8: 18.8, 16: 21.3, 32: 70.7})  # the world's sweep of 2026-11-27
+    v = verdict("mcic", "ffnn_bigger_is_worse", mcic({"table4": rising_ffnn}))
+    assert v.holds is False and v.evidence["slope"]["lo"] > 0
     flat = table4("Vec2seq+FFNN", {8: 60.0, 16: 60.5, 32: 59.9}, se=0.5)
     v = verdict("mcic", "vec2seq_bigger_is_better", mcic({"table4": flat}))
     assert v.holds is False and v.evidence["slope"]["lo"] < 0 < v.evidence["slope"]["hi"]
