@@ -384,6 +384,9 @@ def check_config(config: Mapping[str, Any]) -> None:
 MODEL_REFERENCES = (
     "report.rows.*.{}",
     "report.bivlc_paired[][]",
+    "report.bison_paired[][]",
+    "report.mcic_paired[][]",
+    "report.sugarcrepe_paired[][]",
     "report.bivlc_figure4.models[]",
     "report.bison_table1_model",
     "report.cxc.encoders.*",

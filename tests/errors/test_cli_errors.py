@@ -364,8 +364,6 @@ def test_the_world_splits_the_cli_offers_are_the_worlds():
 
 
 RUNTIME_NAMES = {
-    "claims:paper-without-claims": ["claims", "--metrics-dir", "{tiny}/metrics", "--out-csv", "{out}.csv"]
-    + ["--paper", "sugarcrepe"],
     "build-coco-benchmark:unknown-benchmark": ["build-coco-benchmark", "--name", "nosuch", "--raw", "{tiny}"]
     + ["--items", "{tiny}", "--out", "{out}"],
     "fetch:unknown-key": ["fetch", "--key", "nosuch", "--out", "{out}"],
@@ -383,7 +381,6 @@ RUNTIME_NAMES = {
     + ["--annotator-embeddings", "clip={tiny}/nosuch.npz"],
 }
 RUNTIME_NAMED = {
-    "claims:paper-without-claims": "sugarcrepe",
     "build-coco-benchmark:unknown-benchmark": "nosuch",
     "fetch:unknown-key": "nosuch",
     "train:unknown-family": "nosuch",

@@ -105,3 +105,53 @@ def test_the_cli_writes_the_table(tmp_path: Path) -> None:
     assert main([*argv, "--out-csv", str(again)]) == 0
     assert again.read_bytes() == out.read_bytes()  # seeded: byte-identical
     assert main([*argv[:-2], "--pair", "trohn=nosuch", "--config", "{}", "--out-csv", str(again)]) == 2
+
+
+def test_accuracy_benchmarks_give_outcomes_per_instance_sorted() -> None:
+    from itmbench.papers.bison.score import instance_outcomes as bison_outcomes
+    from itmbench.papers.mcic.score import instance_outcomes as mcic_outcomes
+    from itmbench.papers.sugarcrepe.score import instance_outcomes as sugarcrepe_outcomes
+
+    bison = pd.DataFrame({"bison_id": [3, 1, 2], "correct": [True, False, True]})
+    assert list(bison_outcomes(bison)["bison"]) == [False, True, True]
+    with pytest.raises(ValueError, match="bison_id appears twice"):
+        bison_outcomes(pd.concat([bison, bison.iloc[:1]]))
+    mcic = pd.DataFrame(
+        {"split": ["dev", "test", "test"], "example_id": ["9_0", "2_1", "1_0"], "correct": [True, False, True]}
+    )
+    out = mcic_outcomes(mcic)  # the dev split is left out: the paper compares models on test
+    assert list(out.index) == ["1_0", "2_1"] and list(out["accuracy_test"]) == [True, False]
+    sugarcrepe = pd.DataFrame({"id": [5, 4], "s_pos": [0.1, 0.9], "s_neg": [0.2, 0.1]})
+    assert list(sugarcrepe_outcomes(sugarcrepe)["pooled"]) == [True, False]
+
+
+def test_a_pair_read_the_other_way_is_the_pair_computed_the_other_way() -> None:
+    from itmbench.papers.paired import mirrored, pair_test
+
+    a, b = instance_outcomes(bivlc_scores_frame(1, skill=1.5)), instance_outcomes(bivlc_scores_frame(2))
+    ab = paired_records("bivlc", {"a": a, "b": b}, [("a", "b")], ["t2i"], n_boot=300, seed=4).iloc[0].to_dict()
+    ba = paired_records("bivlc", {"a": a, "b": b}, [("b", "a")], ["t2i"], n_boot=300, seed=4).iloc[0].to_dict()
+    flipped = mirrored(ab)
+    for key in ("model_a", "model_b", "a_only", "b_only", "accuracy_a", "accuracy_b", "direction"):
+        assert flipped[key] == ba[key], key
+    for key in ("difference", "lo", "hi", "p_mcnemar"):
+        assert flipped[key] == pytest.approx(ba[key], abs=1e-9), key
+    index = {"bivlc/a/b/t2i": ab}
+    assert pair_test(index, "bivlc", "a", "b", "t2i") == ab
+    assert pair_test(index, "bivlc", "b", "a", "t2i")["lo"] == pytest.approx(ba["lo"])
+    assert pair_test(index, "bivlc", "a", "c", "t2i") is None
+
+
+def test_the_cli_pairs_bison_items(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    for name, p in (("good", 0.9), ("poor", 0.6)):
+        pd.DataFrame({"bison_id": np.arange(200), "correct": rng.random(200) < p}).to_parquet(
+            tmp_path / f"{name}.parquet"
+        )
+    out = tmp_path / "paired.csv"
+    argv = ["paired-tests", "--name", "bison", "--scores", f"good={tmp_path / 'good.parquet'}"]
+    argv += ["--scores", f"poor={tmp_path / 'poor.parquet'}", "--pair", "good=poor", "--config", '{"n_boot": 100}']
+    assert main([*argv, "--out-csv", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert list(table["metric"]) == ["bison"] and table["direction"].iloc[0] == "A above B"
+    assert main(["paired-tests", "--name", "eccv", *argv[3:], "--out-csv", str(out)]) == 2  # no outcomes to pair

@@ -55,7 +55,7 @@ def test_dag_builds_each_papers_world_tables_figures_and_report(tiny_world_run):
         html = (tiny_world_run / f"reports/world/{paper}.html").read_text()
         assert "filled from the world, beside the published numbers" in html, paper
         assert html.count("data:image/png;base64") >= len(figures), paper
-        if paper in CLAIM_ORDER:  # a paper without registered claims (SugarCrepe) shows no claims table
+        if paper in CLAIM_ORDER:  # a paper without registered claims would show no claims table
             assert "claims checked on the world results" in html, paper
         else:
             assert "claims checked on the world results" not in html, paper
@@ -109,6 +109,19 @@ def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_reso
         assert f"checked on the world results: {text}." in _index_section(html, paper), paper
     assert html.count(DIFFERENCES_NOTE) == len(PAPERS)
     assert "<th>difference</th>" in html  # the world tables have cells beside published numbers
+
+
+@pytest.mark.slow
+def test_the_claims_table_has_every_registered_claim_decided_or_with_its_reason(tiny_world_run):
+    from itmbench.papers.claims import registered_claims
+
+    claims = pd.read_csv(tiny_world_run / "results/world/tables/claims/claims.csv", keep_default_na=False)
+    assert sorted(zip(claims["paper"], claims["claim"])) == sorted((c.paper, c.id) for c in registered_claims())
+    undecided = claims[claims["holds"].astype(str) == ""]
+    assert (undecided["reason"].str.len() > 0).all(), undecided[["paper", "claim"]]
+    # the accuracy benchmarks' paired tables are read: BISON's system comparison pairs BISON's items
+    assert (tiny_world_run / "results/world/tables/bison/paired.csv").is_file()
+    assert (tiny_world_run / "results/world/tables/sugarcrepe/paired.csv").is_file()
 
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -317,6 +330,9 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "cxc_table1",
         "cxc_figure",
         "bivlc_paired",  # BiVLC's paired bootstrap draws score.n_boot resamples
+        "bison_paired",  # and BISON's, MCIC's and SugarCrepe's theirs
+        "mcic_paired",
+        "sugarcrepe_paired",
         "bivlc_figure4_data",  # and Figure 4's means and medians theirs, then its drawing
         "bivlc_figure4",
         "eccv_appendix_e",  # ECCV Table E.1 and Figure E.2 read the scores (and the score section's bootstrap),

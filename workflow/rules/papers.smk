@@ -312,30 +312,37 @@ if TROHN_TEXT_MODELS:
             "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"
 
 
-if bivlc_paired_pairs():
+# Paired tests of model pairs over the same instances of each accuracy benchmark with pairs (report.<bench>_paired):
+# one rule per benchmark (bivlc_paired, bison_paired, mcic_paired, sugarcrepe_paired), from its per-instance scores.
+for _bench in PAIRED_BENCHMARKS:
+    if not paired_pairs(_bench):
+        continue
 
-    rule bivlc_paired:
+    rule:
+        name:
+            f"{_bench}_paired"
         input:
-            unpack(get_bivlc_paired_scores),
+            get_paired_scores(_bench),
         output:
-            csv=flag_paper(f"{RESULTS}/tables/bivlc/paired.csv", "bivlc", "tables"),
-            md=f"{RESULTS}/tables/bivlc/paired.md",
-            tex=f"{RESULTS}/tables/bivlc/paired.tex",
+            csv=flag_paper(f"{RESULTS}/tables/{_bench}/paired.csv", _bench, "tables"),
+            md=f"{RESULTS}/tables/{_bench}/paired.md",
+            tex=f"{RESULTS}/tables/{_bench}/paired.tex",
         params:
-            flags=get_bivlc_paired_flags,
+            bench=_bench,
+            flags=get_paired_flags_of(_bench),
             score=get_score_params,
         threads: 1
         resources:
             mem_mb=2000,
         log:
-            "logs/tables/bivlc_paired.log",
+            f"logs/tables/{_bench}_paired.log",
         benchmark:
-            "benchmarks/rules/tables/bivlc_paired.tsv"
+            f"benchmarks/rules/tables/{_bench}_paired.tsv"
         conda:
             ENV
         shell:
-            "itmbench paired-tests --name bivlc {params.flags} --config {params.score:q} --out-csv {output.csv} "
-            "> {log} 2>&1"
+            "itmbench paired-tests --name {params.bench} {params.flags} --config {params.score:q} "
+            "--out-csv {output.csv} > {log} 2>&1"
 
 
 # BiVLC's Figure 4 (a diagram in the paper) measured: the margins of the positive caption over the negative image

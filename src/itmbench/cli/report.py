@@ -156,12 +156,15 @@ def cmd_paired_tests(args: argparse.Namespace) -> None:
     """Paired tests (exact McNemar, paired bootstrap) of model pairs over the same instances of one benchmark."""
     from itmbench.errors import InputError
     from itmbench.io import output_set, read_parquet_checked
-    from itmbench.papers.paired import paired_records, write_paired_table
+    from itmbench.papers.paired import PAIRED_BENCHMARKS, paired_records, write_paired_table
     from itmbench.papers.registry import benchmark
 
     score = benchmark(args.name).part("score")
     if not hasattr(score, "instance_outcomes"):
-        raise InputError(f"--name {args.name}: its scores have no per-instance outcomes to pair; expected bivlc")
+        raise InputError(
+            f"--name {args.name}: its scores have no per-instance outcomes to pair; expected one of "
+            f"{list(PAIRED_BENCHMARKS)}"
+        )
     scores = dict(args.scores)
     pairs = list(args.pair)
     for a, b in pairs:
@@ -207,7 +210,9 @@ def add_commands(add, sub) -> None:
         "--table", action="append", default=[], help="a paper's table CSV (<paper>/<name>.csv) its claims read"
     )
     sp = add("paired-tests", cmd_paired_tests, "paired tests of model pairs over the same instances")
-    sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (bivlc)")
+    sp.add_argument(
+        "--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (bivlc, bison, mcic, sugarcrepe)"
+    )
     sp.add_argument(
         "--scores", type=name_value("PATH"), action="append", required=True, help="MODEL=PATH: per-instance scores"
     )

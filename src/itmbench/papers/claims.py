@@ -20,7 +20,8 @@ Three builders:
   claim returns holds=None with the reason).
 - `released_results(mirror)`: BiVLC metrics of the four released models (through
   `papers.bivlc.tables`), the paired test of CLIP_TROHN-Img against CLIP_COCO over their released
-  per-instance results, and the MCIC answer-position prior of the released dev/test files.
+  per-instance results, the same four models on SugarCrepe (`papers.sugarcrepe.tables`, world-shaped metrics and
+  their paired tests), and the MCIC answer-position prior of the released dev/test files.
   ECCV, CxC and BISON release no model outputs: their claims return None on this source.
 - `published_results()`: the transcribed tables (BiVLC Tables 2-3, ECCV Table 4, CxC Tables 2-4,
   BISON Tables 3-4), with the printed values (no intervals; BISON n = 54,253, its Table 2).
@@ -43,8 +44,6 @@ Decisions where the papers leave the test open (each a `ClaimConfig` field with 
   COCO 5K R@1 analogue;
 - "the answer-position prior is not uniform": a chi-square goodness-of-fit test against the uniform
   prior on each split, rejected at `mcic_alpha` = 0.01 on every split present;
-- "a caption-matching model beats chance": some non-chance model's Wilson lower bound (95%) is
-  above 50% (for published values, the interval is recomputed from the printed accuracy and n).
 """
 
 from __future__ import annotations
@@ -133,7 +132,6 @@ class ClaimConfig:
     min_models_for_ranking: int = 3
     eccv_r1_metrics: tuple[str, ...] = ("coco_1k_r1", "original_r1")
     mcic_alpha: float = 0.01
-    bison_chance: float = 50.0
     confidence: float = 0.95
     significant_differences: bool = True
 
@@ -271,7 +269,7 @@ def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
 # --- the claims of every paper (each paper's `claims` module) -----------------------------------------
 
 # The order the claims tables list the papers' claims in (every registered paper with claims).
-CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison")
+CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison", "sugarcrepe")
 
 
 @functools.cache
@@ -480,13 +478,16 @@ def read_claim_tables(paths: Iterable[str | os.PathLike]) -> dict[str, pd.DataFr
 
 
 def released_results(mirror: str | os.PathLike) -> Results:
-    """Results computed from the released files of a mirror: BiVLC's four models and MCIC's answer prior."""
+    """Results computed from the released files of a mirror: BiVLC's four models (on BiVLC and on SugarCrepe, with
+    their paired tests) and MCIC's answer prior."""
     from itmbench.papers.bivlc.tables import load_released_metrics, load_released_paired
     from itmbench.papers.paired import paired_table_index
+    from itmbench.papers.sugarcrepe.tables import load_released_model_scores, released_metrics, released_paired
     from itmbench.sources.released import load_released
 
     bivlc = load_released_metrics(mirror)
-    paired = paired_table_index(load_released_paired(mirror))
+    sugarcrepe_scores = load_released_model_scores(mirror)  # BiVLC's four models on SugarCrepe, per instance
+    paired = paired_table_index(pd.concat([load_released_paired(mirror), released_paired(sugarcrepe_scores)]))
     prior: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     for split in ("dev", "test"):
@@ -497,7 +498,8 @@ def released_results(mirror: str | os.PathLike) -> Results:
     mcic = {"(released files)": {"answer_position_prior": prior, "n": counts}}
     kinds = dict.fromkeys(bivlc, "contrastive")
     roles = {"bivlc_coco": "CLIP_COCO", "bivlc_trohn_img": "CLIP_TROHN-Img"}
-    return Results("released", {"bivlc": bivlc, "mcic": mcic}, kinds, roles, paired)
+    metrics = {"bivlc": bivlc, "mcic": mcic, "sugarcrepe": released_metrics(sugarcrepe_scores)}
+    return Results("released", metrics, kinds, roles, paired)
 
 
 # Published model kinds (rows as transcribed); any other row is 'other'.

@@ -1,9 +1,12 @@
-"""Paired tests of model pairs on one benchmark, from the per-instance score files of the scoring rule.
+"""Paired tests of model pairs on one accuracy benchmark, from the per-instance score files of the scoring rule.
 
 A benchmark whose score module has `instance_outcomes(scores)` (a frame indexed by instance, one boolean
-column per metric, e.g. BiVLC's I2T, T2I and Group) and `PAIRED_METRICS` can compare two models over the
-same instances: for each (A, B) pair and metric, `itmbench.metrics.paired.compare_paired` (exact McNemar
-and a seeded paired bootstrap of the accuracy difference). Decisions:
+column per metric), `PAIRED_METRICS` and `OUTCOME_COLUMNS` can compare two models over the same instances:
+BiVLC (I2T, T2I and Group), BISON (its accuracy), MCIC-COCO (test accuracy) and SugarCrepe (accuracy pooled
+over its subtypes); `PAIRED_BENCHMARKS` lists them, and params.yaml's `report.<benchmark>_paired` names each
+one's pairs (rule `<benchmark>_paired`, `itmbench paired-tests`). For each (A, B) pair and metric,
+`itmbench.metrics.paired.compare_paired` (exact McNemar and a seeded paired bootstrap of the accuracy
+difference). Decisions:
 
 - the two models must have been scored on the same instances (same index); a mismatch is refused;
 - the direction at level alpha = 1 - confidence: 'A above B' where the McNemar p-value is below alpha
@@ -46,7 +49,17 @@ RECORD_COLUMNS = [
 ]
 
 
-METRIC_LABELS = {"i2t": "I2T", "t2i": "T2I", "group": "Group"}
+# The accuracy benchmarks whose score modules give per-instance outcomes (their params key: report.<name>_paired).
+PAIRED_BENCHMARKS: tuple[str, ...] = ("bivlc", "bison", "mcic", "sugarcrepe")
+
+METRIC_LABELS = {
+    "i2t": "I2T",
+    "t2i": "T2I",
+    "group": "Group",
+    "bison": "BISON accuracy",
+    "accuracy_test": "test accuracy",
+    "pooled": "accuracy (all subtypes)",
+}
 
 
 def direction(c: PairedComparison) -> str:
@@ -152,6 +165,38 @@ def write_paired_table(records: pd.DataFrame, prefix: str | os.PathLike, title: 
 def paired_table_index(records: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Records as {"benchmark/model_a/model_b/metric": record} (what the claims read)."""
     return {f"{r['benchmark']}/{r['model_a']}/{r['model_b']}/{r['metric']}": r for r in records.to_dict("records")}
+
+
+def mirrored(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A paired record of A vs B read as B vs A: the difference and its interval negated (a percentile interval of
+    -d is minus the swapped ends of d's), the discordant counts and accuracies swapped; McNemar is symmetric."""
+    flip = {"A above B": "A below B", "A below B": "A above B"}
+    out = dict(record)
+    out.update(
+        model_a=record["model_b"],
+        model_b=record["model_a"],
+        accuracy_a=record["accuracy_b"],
+        accuracy_b=record["accuracy_a"],
+        a_only=record["b_only"],
+        b_only=record["a_only"],
+        difference=-float(record["difference"]),
+        lo=-float(record["hi"]),
+        hi=-float(record["lo"]),
+        direction=flip.get(str(record["direction"]), record["direction"]),
+    )
+    return out
+
+
+def pair_test(
+    paired: Mapping[str, Mapping[str, Any]], benchmark: str, a: str, b: str, metric: str
+) -> dict[str, Any] | None:
+    """The paired test of A against B on a metric from `paired_table_index` records, computed as (A, B) or as
+    (B, A) (then `mirrored`); None when neither was computed."""
+    record = paired.get(f"{benchmark}/{a}/{b}/{metric}")
+    if record is not None:
+        return dict(record)
+    record = paired.get(f"{benchmark}/{b}/{a}/{metric}")
+    return None if record is None else mirrored(record)
 
 
 def read_paired(paths: Iterable[str | os.PathLike]) -> dict[str, dict[str, Any]]:

@@ -258,7 +258,7 @@ PAPERS: dict[str, Paper] = {
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),
         data_figures=("figure4", "figure6", "figure8", "figure9", "figure14"),
-        data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14"),
+        data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
     ),
     "mcic": Paper(
         "mcic",
@@ -267,7 +267,7 @@ PAPERS: dict[str, Paper] = {
         {"table3": "Table 3"},
         ("accuracy",),
         has_statistics=True,
-        data_tables=("lambda_search", "table4", "table5"),
+        data_tables=("lambda_search", "table4", "table5", "paired"),
     ),
     "eccv": Paper(
         "eccv",
@@ -307,7 +307,9 @@ PAPERS: dict[str, Paper] = {
         data_tables=("table1", "figure5"),
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
-    "sugarcrepe": Paper("sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",)),
+    "sugarcrepe": Paper(
+        "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), data_tables=("paired",)
+    ),
 }
 
 

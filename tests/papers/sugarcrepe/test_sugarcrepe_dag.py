@@ -18,11 +18,12 @@ def test_the_plan_has_every_sugarcrepe_job(jobs):
     mine = Counter(rule for rule, wildcards in jobs if "sugarcrepe" in wildcards)
     assert mine["build_benchmark"] == mine["audit_benchmark"] == mine["table_benchmark"] == 1
     assert mine["report_benchmark"] == 1
-    assert mine["claims_paper"] == 0  # SugarCrepe registers no claims: its report shows none
+    assert mine["claims_paper"] == 1  # its claims (BiVLC's sentences about SugarCrepe), for its report
     assert mine["embed_added"] >= 1 and mine["score_benchmark"] >= len(MODELS)
     assert mine["score_benchmark_pairs"] >= 1  # the cross scorers score its pairs too
     rules = Counter(rule for rule, _ in jobs)
     assert rules["world_tables_sugarcrepe"] == rules["world_figures_sugarcrepe"] == 1
+    assert rules["sugarcrepe_paired"] == 1  # its model pairs over the same instances (report.sugarcrepe_paired)
     scored = {w for rule, w in jobs if rule == "score_benchmark" and "sugarcrepe" in w}
     for model in MODELS:
         assert any(f"model={model}" in w for w in scored), model

@@ -1,6 +1,7 @@
 # Input functions of the papers' tables and figures filled from the world (workflow/rules/papers.smk).
 
 from itmbench.papers.claims import CLAIM_ORDER
+from itmbench.papers.paired import PAIRED_BENCHMARKS
 from itmbench.papers.registry import PAPERS as PAPER_ENTRIES, baseline_metrics_files
 from itmbench.papers.world import PAPER_BENCHMARKS, PAPER_TITLES, world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
@@ -182,31 +183,38 @@ def get_trohn_text_histories():
     return [f"{RESULTS}/models/{m}/history.json" for m in TROHN_TEXT_MODELS]
 
 
-# --- BiVLC's paired tests of model pairs over the same instances (papers.smk) ---------------------------------
+# --- paired tests of model pairs over the same instances of an accuracy benchmark (papers.smk) -----------------
+# BiVLC, BISON, MCIC and SugarCrepe (itmbench.papers.paired.PAIRED_BENCHMARKS): params.yaml report.<bench>_paired
+
+
+def paired_pairs(bench):
+    """params.yaml report.<bench>_paired: the pairs whose two models both score the benchmark in this source."""
+    scored = set(scored_models(bench)) if bench in PAIR_BENCHMARKS else set()
+    return [(a, b) for a, b in config["report"].get(f"{bench}_paired", []) if a in scored and b in scored]
 
 
 def bivlc_paired_pairs():
-    """params.yaml report.bivlc_paired: the pairs whose two models both score BiVLC in this source."""
-    scored = set(scored_models("bivlc")) if "bivlc" in PAIR_BENCHMARKS else set()
-    return [(a, b) for a, b in config["report"]["bivlc_paired"] if a in scored and b in scored]
+    """params.yaml report.bivlc_paired, as `paired_pairs`."""
+    return paired_pairs("bivlc")
 
 
-def get_bivlc_paired_scores(wildcards):
-    """The per-instance score files of every model of the pairs, by model."""
-    models = sorted({m for pair in bivlc_paired_pairs() for m in pair})
-    return {m: f"{RESULTS}/scores/bivlc/{m}.parquet" for m in models}
+def get_paired_scores(bench):
+    """The per-instance score files of every model of a benchmark's pairs."""
+    models = sorted({m for pair in paired_pairs(bench) for m in pair})
+    return [f"{RESULTS}/scores/{bench}/{m}.parquet" for m in models]
 
 
-def get_bivlc_paired_flags(wildcards, input):
-    """--scores MODEL=PATH for each model and --pair A=B for each pair."""
-    flags = [f"--scores {m}={path}" for m, path in input.items()]
-    flags += [f"--pair {a}={b}" for a, b in bivlc_paired_pairs()]
+def get_paired_flags_of(bench):
+    """--scores MODEL=PATH for each model of a benchmark's pairs and --pair A=B for each pair."""
+    models = sorted({m for pair in paired_pairs(bench) for m in pair})
+    flags = [f"--scores {m}={RESULTS}/scores/{bench}/{m}.parquet" for m in models]
+    flags += [f"--pair {a}={b}" for a, b in paired_pairs(bench)]
     return " ".join(flags)
 
 
 def get_paired_tables(wildcards):
-    """The paired-test tables the claims read (BiVLC's, where it has pairs)."""
-    return [f"{RESULTS}/tables/bivlc/paired.csv"] if bivlc_paired_pairs() else []
+    """The paired-test tables the claims read (each paired benchmark's, where it has pairs)."""
+    return [f"{RESULTS}/tables/{b}/paired.csv" for b in PAIRED_BENCHMARKS if paired_pairs(b)]
 
 
 def get_paired_flags(wildcards, input):
@@ -214,7 +222,9 @@ def get_paired_flags(wildcards, input):
 
 
 def get_claims_paper_paired(wildcards):
-    return get_paired_tables(wildcards) if wildcards.bench == "bivlc" else []
+    """One paper's paired-test table, for its claims (none where it has no pairs)."""
+    bench = wildcards.bench
+    return [f"{RESULTS}/tables/{bench}/paired.csv"] if bench in PAIRED_BENCHMARKS and paired_pairs(bench) else []
 
 
 def claims_table_files(papers):

@@ -137,3 +137,17 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
             "n": int(len(margin)),
         }
     return out
+
+
+PAIRED_METRICS = ("bison",)
+OUTCOME_COLUMNS = ("bison_id", "correct")
+
+
+def instance_outcomes(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per BISON instance (index: bison_id, sorted), whether the model picks the true image: what a paired test
+    of two models reads (`itmbench.papers.paired`)."""
+    ids = scores["bison_id"].to_numpy(np.int64)
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError("BISON per-instance scores: a bison_id appears twice; expected one row per instance")
+    correct = scores["correct"].to_numpy(bool)
+    return pd.DataFrame({"bison": correct}, index=pd.Index(ids, name="bison_id")).sort_index()

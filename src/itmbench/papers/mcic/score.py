@@ -104,3 +104,21 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "ties_counted_wrong": ties,
         "confidence": confidence,
     }
+
+
+PAIRED_METRICS = ("accuracy_test",)
+OUTCOME_COLUMNS = ("split", "example_id", "correct")
+
+
+def instance_outcomes(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per test instance (index: example_id, sorted), whether the model picks the true caption (`correct`, a tie
+    wrong): what a paired test of two models reads (`itmbench.papers.paired`). The paper compares its models on
+    the test split (Table 3), so the dev split is left out."""
+    test = scores[scores["split"].astype(str) == "test"]
+    ids = test["example_id"].astype(str).to_numpy()
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError(
+            "MCIC per-instance scores: an example_id appears twice in the test split; expected one row each"
+        )
+    correct = test["correct"].to_numpy(bool)
+    return pd.DataFrame({"accuracy_test": correct}, index=pd.Index(ids, name="example_id")).sort_index()

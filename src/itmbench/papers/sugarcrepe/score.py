@@ -162,3 +162,18 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "interval": f"Wilson {confidence:.0%}; mean_over_subtypes: percentile bootstrap within each subtype "
         f"({n_boot}, seed {seed})",
     }
+
+
+# --- per-instance outcomes (paired tests of two models) ----------------------------------------------
+
+PAIRED_METRICS = ("pooled",)
+OUTCOME_COLUMNS = ("id", "correct")
+
+
+def instance_outcomes(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per instance (index: id, sorted), whether the positive caption scores above the negative (`pooled`, every
+    subtype): what a paired test of two models reads (`itmbench.papers.paired`)."""
+    ids = scores["id"].to_numpy(np.int64)
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError("SugarCrepe per-instance scores: an id appears twice; expected one row per instance")
+    return pd.DataFrame({"pooled": _correct(scores)}, index=pd.Index(ids, name="id")).sort_index()

@@ -74,3 +74,65 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         "world adds the mean over subtypes and each subtype's accuracy (Wilson intervals; the mean's: a bootstrap "
         "within subtypes).",
     }
+
+
+# --- the released per-instance results of BiVLC's four models on SugarCrepe ---------------------------------
+
+SAME_INSTANCE = ("type", "subtype", "filename", "caption", "negative_caption")
+
+
+def load_released_model_scores(mirror: Any) -> dict[str, pd.DataFrame]:
+    """{printed row: per-instance correctness} of the four models whose SugarCrepe results BiVLC released
+    (SUGARCREPE_CORRECT_<model>.csv, md5-checked), each keyed by its row id; the files must list the same
+    instances in the same order (an InputError names the first model and row that differ)."""
+    from itmbench.errors import InputError
+    from itmbench.papers.bivlc.tables import RELEASED_MODELS
+    from itmbench.sources.released import load_released
+
+    out: dict[str, pd.DataFrame] = {}
+    first: tuple[str, pd.DataFrame] | None = None
+    for suffix, (file_model, row) in RELEASED_MODELS.items():
+        frame = load_released(f"bivlc_sugarcrepe_correct_{suffix}", mirror)
+        if first is not None:
+            name, ref = first
+            keys = list(SAME_INSTANCE)
+            if len(frame) != len(ref) or not (frame[keys].to_numpy() == ref[keys].to_numpy()).all():
+                raise InputError(
+                    f"SUGARCREPE_CORRECT_{file_model}.csv: expected the instances of SUGARCREPE_CORRECT_{name}.csv in "
+                    "the same order, to pair the models over them"
+                )
+        else:
+            first = (file_model, frame)
+        subset = frame["type"].astype(str) + "_" + frame["subtype"].astype(str)
+        out[row] = frame[["id", "type", "subtype", "correct"]].assign(subset=subset).reset_index(drop=True)
+    return out
+
+
+def released_metrics(scores: Mapping[str, pd.DataFrame], confidence: float = 0.95) -> dict[str, dict[str, Any]]:
+    """{row: metrics JSON in the world's shape (`score.summarize`: per subtype, pooled, mean over subtypes)}."""
+    from itmbench.papers.sugarcrepe.score import summarize
+
+    return {
+        row: {"benchmark": "sugarcrepe", "model": row, **summarize(f, confidence=confidence)}
+        for row, f in scores.items()
+    }
+
+
+def released_paired(
+    scores: Mapping[str, pd.DataFrame],
+    pairs: Any = (
+        ("CLIP_TROHN-Text", "CLIP"),
+        ("CLIP_TROHN-Text", "CLIP_COCO"),
+        ("CLIP_TROHN-Text", "CLIP_TROHN-Img"),
+        ("CLIP_TROHN-Img", "CLIP"),
+    ),  # fmt: skip
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Paired tests (`itmbench.papers.paired`) of released models over the same SugarCrepe instances (pooled)."""
+    from itmbench.papers.paired import paired_records
+    from itmbench.papers.sugarcrepe.score import PAIRED_METRICS, instance_outcomes
+
+    outcomes = {row: instance_outcomes(frame) for row, frame in scores.items()}
+    return paired_records("sugarcrepe", outcomes, list(pairs), PAIRED_METRICS, n_boot, seed, confidence)
