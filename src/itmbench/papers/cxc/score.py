@@ -277,3 +277,28 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "notes": "R@K and MedR from the first positive (queries without positives left out); "
         "Spearman: mean of n_boot samples of half the queries x one rated partner, x100; lo/hi its percentiles.",
     }
+
+
+# The per-query metrics a paired test over the same queries compares (`itmbench.papers.paired.gallery_records`).
+GALLERY_KS: tuple[int, ...] = (1, 5, 10)
+GALLERY_METRICS: tuple[str, ...] = tuple(f"{t}/cxc/R@{k}" for t in ("i2t", "t2i", "t2t", "i2i") for k in GALLERY_KS)
+
+
+def query_values(scores: pd.DataFrame, ks: tuple[int, ...] = GALLERY_KS) -> pd.DataFrame:
+    """Each retrieval query's hit in the top k (x100: its mean is `summarize`'s R@k) per task and positive set, as
+    columns '<task>/<positive_set>/R@<k>', indexed by (task, query_id) (the group a bootstrap resamples on its own);
+    NaN where a query has no positive in a set or the column is another task's."""
+    retrieval = scores[scores["part"] == "retrieval"]
+    columns: dict[str, pd.Series] = {}
+    for (task, positive_set), group in retrieval.groupby(["task", "positive_set"], sort=True):
+        index = pd.MultiIndex.from_arrays(
+            [np.full(len(group), task, dtype=object), group["query_id"].to_numpy(np.int64)], names=["task", "query_id"]
+        )
+        if index.has_duplicates:
+            raise ValueError(f"cxc scores: a {task}/{positive_set} query appears twice; expected one row per query")
+        ranks = group["rank"].to_numpy(np.int64)
+        for k in ks:
+            columns[f"{task}/{positive_set}/R@{k}"] = pd.Series(100.0 * (ranks <= k), index=index)
+    if not columns:
+        raise ValueError("cxc scores: no retrieval rows; expected the table score_dual writes")
+    return pd.DataFrame(columns).sort_index()
