@@ -384,6 +384,8 @@ def check_config(config: Mapping[str, Any]) -> None:
 MODEL_REFERENCES = (
     "report.rows.*.{}",
     "report.bivlc_paired[][]",
+    "report.eccv_paired[][]",
+    "report.cxc_paired[][]",
     "report.bivlc_figure4.models[]",
     "report.bison_table1_model",
     "report.cxc.encoders.*",
