@@ -212,7 +212,7 @@ def test_bison_model_beats_chance() -> None:
 
 
 def test_registry_and_table(tmp_path: Path) -> None:
-    assert len({(c.paper, c.id) for c in registered_claims()}) == len(registered_claims()) == 14
+    assert len({(c.paper, c.id) for c in registered_claims()}) == len(registered_claims()) == 15
     others = len(registered_claims()) - 1
     assert {c.paper for c in registered_claims()} == {"bison", "mcic", "eccv", "bivlc", "cxc"}
     with pytest.raises(KeyError, match="no claim"):

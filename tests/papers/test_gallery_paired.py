@@ -154,3 +154,65 @@ def test_the_cli_writes_the_table_and_refuses_a_pair_without_scores(tmp_path) ->
     assert set(table["metric"]) == {"coco_1k_r1", "original_r1", "eccv_map_at_r"}
     assert out.with_suffix(".md").is_file() and out.with_suffix(".tex").is_file()
     assert main([*args, "--pair", "a=c"]) == 2
+
+
+def cxc_scores(model_scores: list[float], extra_retrieval: bool = True) -> pd.DataFrame:
+    """A CxC scores table: 8 rated STS pairs over 4 queries (the same for every model), and t2t retrieval."""
+    n = len(model_scores)
+    rated = pd.DataFrame(
+        {
+            "part": "correlation",
+            "task": "sts",
+            "positive_set": "",
+            "query_id": [q for q in range(n // 2) for _ in range(2)],
+            "item_id": list(range(10, 10 + n)),
+            "n_positives": 0,
+            "rank": -1,
+            "agg_score": [0.5, 4.0, 1.0, 3.5, 2.0, 4.5, 0.2, 2.5][:n],
+            "model_score": model_scores,
+        }
+    )
+    tasks = ["t2t", "t2t", "i2t", "i2t"] if extra_retrieval else ["t2t", "t2t"]
+    retrieval = pd.DataFrame(
+        {"part": "retrieval", "task": tasks, "positive_set": "cxc", "query_id": [0, 1, 0, 1][: len(tasks)]}
+        | {"item_id": -1, "n_positives": 1, "rank": [1, 3, 2, 1][: len(tasks)], "agg_score": np.nan}
+        | {"model_score": np.nan}
+    )
+    return pd.concat([retrieval, rated], ignore_index=True)
+
+
+def test_paired_correlations_match_each_models_own_and_a_naive_difference() -> None:
+    from scipy.stats import spearmanr
+
+    from itmbench.metrics.correlation import bootstrap_pair_draws, spearman_bootstrap
+    from itmbench.papers.cxc.score import paired_correlations
+
+    a = cxc_scores([0.1, 0.9, 0.3, 0.8, 0.2, 0.95, 0.0, 0.5])
+    b = cxc_scores([0.9, 0.1, 0.5, 0.4, 0.3, 0.2, 0.6, 0.7], extra_retrieval=False)
+    records = paired_correlations({"a": a, "b": b}, [("a", "b")], n_boot=30, seed=2, confidence=0.8)
+    assert list(records.columns) == GALLERY_COLUMNS and list(records["metric"]) == ["sts/spearman"]
+    r = records.iloc[0]
+    rated = a[a["part"] == "correlation"]
+    own = spearman_bootstrap(rated["query_id"], rated["agg_score"], rated["model_score"], n_boot=30, seed=2)
+    assert r["value_a"] == pytest.approx(own.mean_x100) and r["n"] == 8
+    idx = bootstrap_pair_draws(rated["query_id"].to_numpy(), n_boot=30, seed=2)
+    h, sa = rated["agg_score"].to_numpy(), rated["model_score"].to_numpy()
+    sb = b.loc[b["part"] == "correlation", "model_score"].to_numpy()
+    diffs = [100 * (spearmanr(h[i], sa[i]).statistic - spearmanr(h[i], sb[i]).statistic) for i in idx]
+    diffs = np.array([d for d in diffs if not np.isnan(d)])
+    assert (r["lo"], r["hi"]) == pytest.approx(tuple(np.percentile(diffs, [10, 90])))
+    assert r["difference"] == pytest.approx(r["value_a"] - r["value_b"])
+    other = b.assign(item_id=b["item_id"] + 100)  # other rated pairs: refused
+    with pytest.raises(ValueError, match="different rated pairs"):
+        paired_correlations({"a": a, "b": other}, [("a", "b")], n_boot=5)
+
+
+def test_the_cli_pairs_a_text_only_model_on_what_both_score(tmp_path) -> None:
+    write_parquet(tmp_path / "a.parquet", cxc_scores([0.1, 0.9, 0.3, 0.8, 0.2, 0.95, 0.0, 0.5]))
+    write_parquet(tmp_path / "b.parquet", cxc_scores([0.9, 0.1, 0.5, 0.4, 0.3, 0.2, 0.6, 0.7], False))
+    out = tmp_path / "paired.csv"
+    args = ["gallery-paired", "--name", "cxc", "--scores", f"a={tmp_path / 'a.parquet'}"]
+    args += ["--scores", f"b={tmp_path / 'b.parquet'}", "--pair", "a=b", "--config", '{"n_boot": 20}']
+    assert main([*args, "--out-csv", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert set(table["metric"]) == {"t2t/cxc/R@1", "t2t/cxc/R@5", "t2t/cxc/R@10", "sts/spearman"}  # no i2t: b has none

@@ -20,28 +20,40 @@ log = logging.getLogger("itmbench")
 GALLERY_BENCHMARKS = ("cxc", "eccv")
 
 
-def _query_values(name: str, scores: dict[str, str]) -> dict:
-    """Each model's per-query metrics (its score module's `query_values`), a bad file an InputError naming it."""
+def _read_scores(scores: dict[str, str]) -> dict:
+    """Each model's scores table of `itmbench score-benchmark`, a missing file an InputError naming it."""
     from itmbench.errors import InputError
     from itmbench.io import read_parquet_file
-    from itmbench.papers.registry import benchmark
 
-    score = benchmark(name).part("score")
     out = {}
     for model, path in scores.items():
         if not Path(path).is_file():
             raise InputError(
                 f"--scores {model}={path}: missing or not a file; expected `itmbench score-benchmark` scores"
             )
+        out[model] = read_parquet_file(path)
+    return out
+
+
+def _query_values(name: str, frames: dict) -> dict:
+    """Each model's per-query metrics (its score module's `query_values`), a bad table an InputError naming it."""
+    from itmbench.errors import InputError
+    from itmbench.papers.registry import benchmark
+
+    score = benchmark(name).part("score")
+    out = {}
+    for model, frame in frames.items():
         try:
-            out[model] = score.query_values(read_parquet_file(path))
+            out[model] = score.query_values(frame)
         except (KeyError, ValueError) as exc:
-            raise InputError(f"{path}: expected {name} per-query scores of `itmbench score-benchmark` ({exc})") from exc
+            raise InputError(f"--scores {model}: expected {name} scores of `itmbench score-benchmark` ({exc})") from exc
     return out
 
 
 def cmd_gallery_paired(args: argparse.Namespace) -> None:
     """Paired bootstrap over queries of model pairs' per-query metric differences on one gallery benchmark."""
+    import pandas as pd
+
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.papers.paired import gallery_long, gallery_records, write_paired_table
@@ -55,15 +67,22 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
             f"--pair names {unscored} without --scores MODEL=PATH; expected the scores of every paired model"
         )
     config = score_section(args.config)
-    values = _query_values(args.name, scores)
-    # the benchmark's per-query metrics every model has (ECCV's CxC R@1 only where its build has CxC positives)
-    metrics = [m for m in benchmark(args.name).part("score").GALLERY_METRICS if all(m in v for v in values.values())]
+    frames = _read_scores(scores)
+    values = _query_values(args.name, frames)
+    score = benchmark(args.name).part("score")
+    boot = (config["n_boot"], config["seed"], config["confidence"])
+    parts = []
     try:
-        records = gallery_records(
-            args.name, values, pairs, metrics, config["n_boot"], config["seed"], config["confidence"]
-        )
-    except ValueError as exc:
+        for a, b in pairs:  # each pair on the per-query metrics both models have (a text-only model: t2t alone)
+            metrics = [m for m in score.GALLERY_METRICS if m in values[a] and m in values[b]]
+            shared = {m: values[m][metrics].dropna(how="all") for m in (a, b)}  # the queries of those metrics
+            parts.append(gallery_records(args.name, shared, [(a, b)], metrics, *boot))
+        if hasattr(score, "paired_correlations"):  # CxC's STS / SIS / SITS Spearman from the same samples
+            parts.append(score.paired_correlations(frames, pairs, *boot))
+    except (KeyError, ValueError) as exc:
         raise InputError(f"--scores: {exc}") from exc
+    filled = [p for p in parts if len(p)]
+    records = pd.concat(filled, ignore_index=True) if filled else parts[0]
     prefix = Path(args.out_csv).with_suffix("")
     entry = benchmark(args.name)
     title = f"{entry.report_label()}: paired tests over the same queries (A vs B, paired bootstrap over queries)"
@@ -79,7 +98,7 @@ def cmd_eccv_rank_tau(args: argparse.Namespace) -> None:
     from itmbench.papers.eccv.rank_tau import rank_tau_table
 
     config = score_section(args.config)
-    values = _query_values("eccv", dict(args.scores))
+    values = _query_values("eccv", _read_scores(dict(args.scores)))
     try:
         table = rank_tau_table(values, n_boot=config["n_boot"], seed=config["seed"], confidence=config["confidence"])
     except ValueError as exc:

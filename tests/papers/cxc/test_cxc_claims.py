@@ -47,7 +47,7 @@ def test_multitask_claims() -> None:
         v = verdict(claim_id, results(paired({("de_i2t", "de_i2t_small_batch"): 1.0})))
         assert v.holds is None and "no de_t2t_i2t vs de_i2t" in v.reason
     v = verdict("multitask_boosts_intermodal", results(gains))
-    assert set(v.evidence) == {"de_t2t_i2t vs de_i2t: i2t", "de_t2t_i2t vs de_i2t: t2i", "test"}
+    assert set(v.evidence) == {"de_t2t_i2t vs de_i2t: i2t/cxc/R@1", "de_t2t_i2t vs de_i2t: t2i/cxc/R@1", "test"}
     # the point estimate alone without significance
     small = paired({("de_t2t_i2t", "de_i2t"): 0.3})
     assert verdict("multitask_boosts_intermodal", results(small), ClaimConfig(significant_differences=False)).holds
@@ -62,8 +62,8 @@ def test_small_batch_reduces_recall_on_every_task() -> None:
     shown = explain(
         "cxc", "small_batch_reduces_recall", False, verdict("small_batch_reduces_recall", results(mixed)).evidence
     )
-    assert shown.sentence.startswith("3 of 4 comparisons of CxC R@1 fit the claim")
-    assert ("de_i2t vs de_i2t_small_batch: t2t", "39.0", "40.0", "-1.0 (-1.5–-0.5)", "no") in shown.rows
+    assert shown.sentence.startswith("3 of 4 comparisons fit the claim")
+    assert ("de_i2t vs de_i2t_small_batch: t2t/cxc/R@1", "39.0", "40.0", "-1.0 (-1.5–-0.5)", "no") in shown.rows
 
 
 def test_resnet_performs_worst() -> None:
@@ -71,7 +71,7 @@ def test_resnet_performs_worst() -> None:
     worst[("de_i2t_scratch", "de_i2t_resnet")] = 1.0
     v = verdict("resnet_performs_worst", results(paired(worst)))
     assert v.holds is True and len([k for k in v.evidence if k != "test"]) == 9  # 3 recipes x i2t, t2i, i2i
-    assert "de_i2t_resnet vs de_i2t_scratch: i2i" in v.evidence
+    assert "de_i2t_resnet vs de_i2t_scratch: i2i/cxc/R@1" in v.evidence
     better = {**worst, ("de_i2t_scratch", "de_i2t_resnet"): -1.0}
     assert verdict("resnet_performs_worst", results(paired(better))).holds is False
     missing = {k: v for k, v in worst.items() if k[0] != "de_i2t_scratch"}
@@ -92,3 +92,16 @@ def test_intramodal_below_i2t_by_intervals() -> None:
     close = {"a": doc((55, 50, 60), (52, 48, 56), (38, 36, 40))}  # t2t below on the point estimates only
     assert verdict("intramodal_below_i2t", results(docs=close)).holds is False
     assert verdict("intramodal_below_i2t", results(docs=close), ClaimConfig(significant_differences=False)).holds
+
+
+def test_de_i2t_sts_below_bow() -> None:
+    def sts(diff: float) -> pd.DataFrame:
+        r = row("de_i2t", "bow", "sts", diff) | {"metric": "sts/spearman"}
+        return pd.DataFrame([r], columns=GALLERY_COLUMNS)
+
+    v = verdict("de_i2t_sts_below_bow", results(sts(-4.0)))
+    assert v.holds is True and v.evidence["de_i2t vs bow: sts/spearman"]["A - B"]["hi"] == -3.5
+    assert verdict("de_i2t_sts_below_bow", results(sts(8.0))).holds is False
+    assert verdict("de_i2t_sts_below_bow", results(sts(-0.2))).holds is False  # 0 inside the interval
+    v = verdict("de_i2t_sts_below_bow", results(paired({("de_i2t", "de_i2t_small_batch"): 1.0})))
+    assert v.holds is None and "no de_i2t vs bow on sts/spearman" in v.reason

@@ -1,11 +1,13 @@
 """CxC's claims as executable checks over results (the engine and its decisions: `itmbench.papers.claims`).
 
-The model comparisons read `paired` (TABLES; results/<source>/tables/cxc/paired.csv, rule `cxc_gallery_paired`,
-the pairs of params.yaml report.cxc_paired): A - B on a task's CxC R@K with its paired bootstrap interval over
-the same queries (`itmbench.papers.paired.gallery_records`). The models are the world's analogues of the
-paper's (report.rows.cxc and report.cxc.ablations): DE_T2T+I2T `de_t2t_i2t`, DE_I2T `de_i2t` (the ablations'
-baseline), its small-batch, no-pretraining and ResNet ablations. Without the paired table (the published and
-released sources) a comparison is undecided: printed values carry no per-query outcome.
+The model comparisons read `paired` (TABLES; results/<source>/tables/cxc/paired.csv, rule `gallery_paired`, the
+pairs of params.yaml report.cxc_paired): A - B on a task's CxC R@K with its paired bootstrap interval over the
+same queries (`itmbench.papers.paired.gallery_records`), and on the STS / SIS / SITS Spearman correlations from
+the same samples of the same rated pairs (`itmbench.papers.cxc.score.paired_correlations`). The models are the
+world's analogues of the paper's (report.rows.cxc, report.cxc.ablations, report.cxc.encoders): DE_T2T+I2T
+`de_t2t_i2t`, DE_I2T `de_i2t` (the ablations' baseline), its small-batch, no-pretraining and ResNet ablations,
+BoW `bow`. Without the paired table (the published and released sources) a comparison is undecided: printed
+values carry no per-query outcome.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ BASELINE = "de_i2t"
 SMALL_BATCH = "de_i2t_small_batch"
 SCRATCH = "de_i2t_scratch"
 RESNET = "de_i2t_resnet"
+BOW = "bow"
 TASK_LABELS = {"i2t": "Image → Text", "t2i": "Text → Image", "t2t": "Text → Text", "i2i": "Image → Image"}
+
+
+def r1(task: str) -> str:
+    """A task's CxC R@1 as the paired table names it."""
+    return f"{task}/cxc/R@1"
 
 
 def cxc_intramodal_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
@@ -64,25 +72,27 @@ def cxc_intramodal_below_i2t(results: Results, config: ClaimConfig) -> Verdict:
 def _paired_comparisons(
     results: Results, config: ClaimConfig, comparisons: list[tuple[str, str, str]], sign: int
 ) -> Verdict:
-    """A above B (sign +1) or below B (sign -1) on every (A, B, task) by the paired bootstrap over the same queries
-    of A - B on the task's CxC R@1: its interval above 0 (below 0) with `significant_differences`, else the point
-    estimate."""
+    """A above B (sign +1) or below B (sign -1) on every (A, B, metric) by the paired bootstrap of A - B (over the
+    same queries for a task's CxC R@1, over the same samples of rated pairs for a Spearman correlation): its
+    interval above 0 (below 0) with `significant_differences`, else the point estimate."""
     table = results.table("cxc", "paired")
     if table is None:
         return undecided(f"needs the per-query paired tests of report.cxc_paired; source {results.source!r} has none")
     evidence: dict[str, Any] = {}
     holds = []
     level = None
-    for a, b, task in comparisons:
-        test = gallery_test(table, a, b, f"{task}/cxc/R@1")
+    for a, b, metric in comparisons:
+        test = gallery_test(table, a, b, metric)
         if test is None:
-            return undecided(f"the paired table has no {a} vs {b} on {task} (report.cxc_paired, models scored on CxC)")
+            return undecided(
+                f"the paired table has no {a} vs {b} on {metric} (report.cxc_paired, models scored on CxC)"
+            )
         level = test["confidence"]
         if config.significant_differences:
             fits = test["lo"] > 0 if sign > 0 else test["hi"] < 0
         else:
             fits = test["difference"] * sign > 0
-        evidence[f"{a} vs {b}: {task}"] = {
+        evidence[f"{a} vs {b}: {metric}"] = {
             "A": round(test["value_a"], 4),
             "B": round(test["value_b"], 4),
             "A - B": {"value": round(test["difference"], 4), "lo": round(test["lo"], 4), "hi": round(test["hi"], 4)},
@@ -91,8 +101,9 @@ def _paired_comparisons(
         }
         holds.append(fits)
     side = "above" if sign > 0 else "below"
+    units = "samples of rated pairs" if all(m.endswith("/spearman") for *_, m in comparisons) else "queries"
     evidence["test"] = (
-        f"paired bootstrap ({100 * level:g}%) over the same queries: A - B interval {side} 0"
+        f"paired bootstrap ({100 * level:g}%) over the same {units}: A - B interval {side} 0"
         if config.significant_differences
         else "point estimates over the same queries"
     )
@@ -101,17 +112,19 @@ def _paired_comparisons(
 
 def cxc_multitask_boosts_intermodal(results: Results, config: ClaimConfig) -> Verdict:
     """DE_T2T+I2T above DE_I2T on CxC Image → Text and Text → Image R@1, paired over the same queries."""
-    return _paired_comparisons(results, config, [(MULTITASK, BASELINE, "i2t"), (MULTITASK, BASELINE, "t2i")], +1)
+    return _paired_comparisons(
+        results, config, [(MULTITASK, BASELINE, r1("i2t")), (MULTITASK, BASELINE, r1("t2i"))], +1
+    )
 
 
 def cxc_multitask_far_outperforms_t2t(results: Results, config: ClaimConfig) -> Verdict:
     """DE_T2T+I2T above DE_I2T on CxC Text → Text R@1, paired over the same caption queries."""
-    return _paired_comparisons(results, config, [(MULTITASK, BASELINE, "t2t")], +1)
+    return _paired_comparisons(results, config, [(MULTITASK, BASELINE, r1("t2t"))], +1)
 
 
 def cxc_small_batch_reduces_recall(results: Results, config: ClaimConfig) -> Verdict:
     """DE_I2T (baseline) above its small-batch ablation on the CxC R@1 of all four tasks, paired over queries."""
-    return _paired_comparisons(results, config, [(BASELINE, SMALL_BATCH, t) for t in TASK_LABELS], +1)
+    return _paired_comparisons(results, config, [(BASELINE, SMALL_BATCH, r1(t)) for t in TASK_LABELS], +1)
 
 
 def cxc_resnet_performs_worst(results: Results, config: ClaimConfig) -> Verdict:
@@ -119,7 +132,14 @@ def cxc_resnet_performs_worst(results: Results, config: ClaimConfig) -> Verdict:
     Image → Text, Text → Image and Image → Image R@1, paired over queries ('worst overall': the paper's Table 3
     has it lowest on these three and not on Text → Text, which the same paragraph says it does slightly better)."""
     others = (BASELINE, SMALL_BATCH, SCRATCH)
-    return _paired_comparisons(results, config, [(RESNET, o, t) for o in others for t in ("i2t", "t2i", "i2i")], -1)
+    return _paired_comparisons(results, config, [(RESNET, o, r1(t)) for o in others for t in ("i2t", "t2i", "i2i")], -1)
+
+
+def cxc_de_i2t_sts_below_bow(results: Results, config: ClaimConfig) -> Verdict:
+    """DE_I2T's STS correlation below BoW's: the difference of their Spearman correlations over the same samples
+    of the same rated caption pairs (CxC's sampled bootstrap, `metrics.correlation.paired_spearman_bootstrap`),
+    its interval below 0."""
+    return _paired_comparisons(results, config, [(BASELINE, BOW, "sts/spearman")], -1)
 
 
 # --- how the evidence reads ---------------------------------------------------------------------------------
@@ -161,7 +181,7 @@ def explain_paired_comparisons(evidence: Mapping[str, Any], holds: bool, n: Numb
     """'k of m comparisons fit', a row per (pair, task) with A, B and A - B."""
     keys = [k for k, v in evidence.items() if isinstance(v, Mapping) and "fits" in v]
     fits = [k for k in keys if evidence[k]["fits"]]
-    sentence = f"{len(fits)} of {len(keys)} comparisons of CxC R@1 fit the claim (test: {evidence.get('test')})"
+    sentence = f"{len(fits)} of {len(keys)} comparisons fit the claim (test: {evidence.get('test')})"
     rows = tuple(
         (
             k,
@@ -172,7 +192,7 @@ def explain_paired_comparisons(evidence: Mapping[str, Any], holds: bool, n: Numb
         )
         for k in keys
     )
-    return Explanation(sentence, ("A vs B: task", "A R@1", "B R@1", "A − B", "fits"), rows)
+    return Explanation(sentence, ("A vs B: metric", "A", "B", "A − B", "fits"), rows)
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -215,6 +235,15 @@ CLAIMS: tuple[Claim, ...] = (
         "models using ResNet-152 image encoders perform worst overall",
         "Appendix, Ablation Experiments (appendix Table 3)",
         cxc_resnet_performs_worst,
+        explain_paired_comparisons,
+    ),
+    Claim(
+        "cxc",
+        "de_i2t_sts_below_bow",
+        "The correlation scores also show that DE_I2T is too focused on images: it has the highest SIS (81.3), but "
+        "has worse STS (50.9) than even BoW (55.1)",
+        "Section 6, Semantic Similarity (Table 5; tested: DE_I2T's STS below BoW's)",
+        cxc_de_i2t_sts_below_bow,
         explain_paired_comparisons,
     ),
 )
