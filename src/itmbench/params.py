@@ -387,6 +387,8 @@ MODEL_REFERENCES = (
     "report.bison_paired[][]",
     "report.mcic_paired[][]",
     "report.sugarcrepe_paired[][]",
+    "report.eccv_paired[][]",
+    "report.cxc_paired[][]",
     "report.bivlc_figure4.models[]",
     "report.bison_table1_model",
     "report.cxc.encoders.*",

@@ -77,6 +77,9 @@ INPUTS: dict[str, list[str]] = {
     "trohn-text-table": ["{in}", "--out-csv", "{out}.csv"],
     "paired-tests": ["--name", "bivlc", "--scores", "a={in}", "--scores", "b={in}", "--pair", "a=b", "--config", "{}"]
     + ["--out-csv", "{out}.csv"],
+    "gallery-paired": ["--name", "cxc", "--scores", "a={in}", "--scores", "b={in}", "--pair", "a=b", "--config", "{}"]
+    + ["--out-csv", "{out}.csv"],
+    "eccv-rank-tau": ["--scores", "a={in}", "--config", "{}", "--out-csv", "{out}.csv"],
     "cxc-figure-data": ["--figure", "figure3", "--raw", "{in}", "--out-csv", "{out}.csv"],
     "cxc-encoder-sts": ["--scores", "{in}", "--out-points", "{out}.points.csv", "--out-csv", "{out}.csv"],
     "cxc-figure": ["--figure", "figure3", "--data", "{in}", "--source", "world", "--out-png", "{out}.png"],

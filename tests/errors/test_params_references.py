@@ -41,6 +41,8 @@ CASES = {
     "report-row": (_set("report.rows.cxc.nosuch", "X"), r"params report\.rows\.cxc\.nosuch: 'nosuch' is no model"),
     "cxc-encoder": (_set("report.cxc.encoders.BoW", "nosuch"), r"report\.cxc\.encoders\.BoW: 'nosuch' is no model"),
     "paired": (_set("report.bivlc_paired", [["clip", "nosuch"]]), r"report\.bivlc_paired\[0\]\[1\]: 'nosuch' is no"),
+    "eccv-paired": (_set("report.eccv_paired", [["nosuch", "vse"]]), r"report\.eccv_paired\[0\]\[0\]: 'nosuch' is no"),
+    "cxc-paired": (_set("report.cxc_paired", [["de_i2t", "nosuch"]]), r"report\.cxc_paired\[0\]\[1\]: 'nosuch' is no"),
     "figure4": (_set("report.bivlc_figure4.models", ["nosuch"]), r"report\.bivlc_figure4\.models\[0\]: 'nosuch'"),
     "table1": (_set("report.bison_table1_model", "nosuch"), r"report\.bison_table1_model: 'nosuch' is no model"),
     "score-split": (_set("cxc.score_split", "train"), r"params cxc: score_split='train' is not in splits=\['val', 'te"),

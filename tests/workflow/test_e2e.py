@@ -333,6 +333,8 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "bison_paired",  # and BISON's, MCIC's and SugarCrepe's theirs
         "mcic_paired",
         "sugarcrepe_paired",
+        "gallery_paired",  # so do ECCV's and CxC's paired bootstraps over queries
+        "eccv_rank_tau",  # and the intervals of ECCV's ranking correlations
         "bivlc_figure4_data",  # and Figure 4's means and medians theirs, then its drawing
         "bivlc_figure4",
         "eccv_appendix_e",  # ECCV Table E.1 and Figure E.2 read the scores (and the score section's bootstrap),

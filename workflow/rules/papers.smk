@@ -633,3 +633,58 @@ if SOURCE == "world":
         shell:
             "itmbench bison-figure --figure {wildcards.bison_data_figure} --data {input.data} "
             "--source {params.source} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
+
+
+# ECCV's and CxC's model pairs (report.eccv_paired, report.cxc_paired) compared over the same queries: a paired
+# bootstrap of the difference of their per-query metrics; ECCV's ranking correlations with intervals over queries.
+# From the per-query score files (never re-scored); the claims read both.
+_GALLERY_PAIRED = [b for b in ("eccv", "cxc") if gallery_paired_pairs(b)]
+if _GALLERY_PAIRED:
+
+    rule gallery_paired:
+        input:
+            unpack(get_gallery_paired_scores),
+        output:
+            csv=f"{RESULTS}/tables/{{gallery}}/paired.csv",
+            md=f"{RESULTS}/tables/{{gallery}}/paired.md",
+            tex=f"{RESULTS}/tables/{{gallery}}/paired.tex",
+        wildcard_constraints:
+            gallery="|".join(_GALLERY_PAIRED),
+        params:
+            flags=get_gallery_paired_flags,
+            score=get_score_params,
+        threads: 1
+        resources:
+            mem_mb=4000,
+        log:
+            "logs/tables/{gallery}_paired.log",
+        benchmark:
+            "benchmarks/rules/tables/{gallery}_paired.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench gallery-paired --name {wildcards.gallery} {params.flags} --config {params.score:q} "
+            "--out-csv {output.csv} > {log} 2>&1"
+
+
+if len(eccv_rank_tau_models()) >= 3:
+
+    rule eccv_rank_tau:
+        input:
+            unpack(get_eccv_rank_tau_scores),
+        output:
+            f"{RESULTS}/tables/eccv/rank_tau.csv",
+        params:
+            flags=get_eccv_rank_tau_flags,
+            score=get_score_params,
+        threads: 1
+        resources:
+            mem_mb=4000,
+        log:
+            "logs/tables/eccv_rank_tau.log",
+        benchmark:
+            "benchmarks/rules/tables/eccv_rank_tau.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench eccv-rank-tau {params.flags} --config {params.score:q} --out-csv {output} > {log} 2>&1"

@@ -32,6 +32,7 @@ STAGES = (
     "report",
     "paper_figures",
     "mcic_sweeps",
+    "gallery_paired",
     "bison",
     "released",
     "share",

@@ -159,3 +159,19 @@ def kendall_tau_b_matrix(scores: Mapping[str, ArrayLike]) -> tuple[list[str], np
         for j in range(i + 1, n):
             tau[i, j] = tau[j, i] = kendall_tau_b(cols[i], cols[j])
     return names, tau
+
+
+def paired_spearman_bootstrap(
+    query_ids: ArrayLike,
+    human_scores: ArrayLike,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    n_boot: int = 1000,
+    fraction: float = 0.5,
+    seed: int = 0,
+) -> tuple[BootstrapCorrelation, BootstrapCorrelation, np.ndarray]:
+    """Two models' CxC correlations over the same rated pairs, from the same samples (`spearman_bootstrap`'s,
+    so each equals that model's own): both, and the per-sample differences A - B (nan where either is)."""
+    a = spearman_bootstrap(query_ids, human_scores, scores_a, n_boot, fraction, seed)
+    b = spearman_bootstrap(query_ids, human_scores, scores_b, n_boot, fraction, seed)
+    return a, b, a.samples - b.samples

@@ -249,3 +249,15 @@ def test_annotator_ranks_command_reads_metrics_and_the_figure_draws_them(tmp_pat
         == 0
     )
     assert png.exists() and png.with_suffix(".pdf").exists()
+
+
+def test_each_quantity_carries_its_trend_over_the_sizes(analysis):
+    """Figure E.2's trend test: the least-squares slope of each quantity on |Theta|, its interval around it."""
+    *_, by_size = analysis
+    for _, part in by_size.groupby(["direction", "metric", "quantity"]):
+        part = part.sort_values("size")
+        assert part["slope"].nunique() == 1  # one trend per quantity, on each of its rows
+        assert part["slope"].iloc[0] == pytest.approx(np.polyfit(part["size"], part["value"], 1)[0])
+        assert part["slope_lo"].iloc[0] <= part["slope"].iloc[0] + 1e-9 <= part["slope_hi"].iloc[0] + 2e-9
+    long = bias.figure_e2_long(by_size)
+    assert list(long.columns[-3:]) == ["slope", "slope_lo", "slope_hi"]

@@ -394,3 +394,40 @@ def get_bison_table4_flags(wildcards, input):
     return " ".join(
         f"--generated {m}={input[f'generated_{m}']} --bison {m}={input[f'bison_{m}']}" for m in bison_captioners()
     )
+
+
+# --- ECCV's and CxC's paired tests over the same queries, and ECCV's ranking correlations (papers.smk) -----------
+
+
+def gallery_paired_pairs(bench):
+    """params.yaml report.<bench>_paired: the pairs whose two models both score the gallery benchmark here."""
+    scored = set(scored_models(bench)) if bench in PAIR_BENCHMARKS else set()
+    return [(a, b) for a, b in config["report"][f"{bench}_paired"] if a in scored and b in scored]
+
+
+def get_gallery_paired_scores(wildcards):
+    """The per-query score files of every model of the benchmark's pairs, by model."""
+    models = sorted({m for pair in gallery_paired_pairs(wildcards.gallery) for m in pair})
+    return {m: f"{RESULTS}/scores/{wildcards.gallery}/{m}.parquet" for m in models}
+
+
+def get_gallery_paired_flags(wildcards, input):
+    """--scores MODEL=PATH for each model and --pair A=B for each pair."""
+    flags = [f"--scores {m}={path}" for m, path in input.items()]
+    flags += [f"--pair {a}={b}" for a, b in gallery_paired_pairs(wildcards.gallery)]
+    return " ".join(flags)
+
+
+def eccv_rank_tau_models():
+    """The models ECCV's ranking correlations rank: its image-text models (kind 'contrastive', as Table 5's)."""
+    kinds = json.loads(get_model_kinds())
+    scored = scored_models("eccv") if "eccv" in PAIR_BENCHMARKS else []
+    return [m for m in scored if kinds.get(m) == "contrastive"]
+
+
+def get_eccv_rank_tau_scores(wildcards):
+    return {m: f"{RESULTS}/scores/eccv/{m}.parquet" for m in eccv_rank_tau_models()}
+
+
+def get_eccv_rank_tau_flags(wildcards, input):
+    return " ".join(f"--scores {m}={path}" for m, path in input.items())

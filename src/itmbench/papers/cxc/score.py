@@ -277,3 +277,68 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "notes": "R@K and MedR from the first positive (queries without positives left out); "
         "Spearman: mean of n_boot samples of half the queries x one rated partner, x100; lo/hi its percentiles.",
     }
+
+
+# The per-query metrics a paired test over the same queries compares (`itmbench.papers.paired.gallery_records`).
+GALLERY_KS: tuple[int, ...] = (1, 5, 10)
+GALLERY_METRICS: tuple[str, ...] = tuple(f"{t}/cxc/R@{k}" for t in ("i2t", "t2i", "t2t", "i2i") for k in GALLERY_KS)
+
+
+def query_values(scores: pd.DataFrame, ks: tuple[int, ...] = GALLERY_KS) -> pd.DataFrame:
+    """Each retrieval query's hit in the top k (x100: its mean is `summarize`'s R@k) per task and positive set, as
+    columns '<task>/<positive_set>/R@<k>', indexed by (task, query_id) (the group a bootstrap resamples on its own);
+    NaN where a query has no positive in a set or the column is another task's."""
+    retrieval = scores[scores["part"] == "retrieval"]
+    columns: dict[str, pd.Series] = {}
+    for (task, positive_set), group in retrieval.groupby(["task", "positive_set"], sort=True):
+        index = pd.MultiIndex.from_arrays(
+            [np.full(len(group), task, dtype=object), group["query_id"].to_numpy(np.int64)], names=["task", "query_id"]
+        )
+        if index.has_duplicates:
+            raise ValueError(f"cxc scores: a {task}/{positive_set} query appears twice; expected one row per query")
+        ranks = group["rank"].to_numpy(np.int64)
+        for k in ks:
+            columns[f"{task}/{positive_set}/R@{k}"] = pd.Series(100.0 * (ranks <= k), index=index)
+    if not columns:
+        raise ValueError("cxc scores: no retrieval rows; expected the table score_dual writes")
+    return pd.DataFrame(columns).sort_index()
+
+
+def paired_correlations(
+    scores: dict[str, pd.DataFrame],
+    pairs: list[tuple[str, str]],
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Each pair's STS / SIS / SITS correlations (x100, as `summarize`) and A - B with the percentile interval of
+    the per-sample differences: both models' Spearman from the same samples of the same rated pairs
+    (`metrics.correlation.paired_spearman_bootstrap`). Records of `papers.paired.GALLERY_COLUMNS`, metric
+    '<task>/spearman', n the rated pairs; a task one model of a pair does not score is left out."""
+    from itmbench.metrics.correlation import paired_spearman_bootstrap
+    from itmbench.papers.paired import GALLERY_COLUMNS, gallery_direction, percentile_interval
+
+    key = ["query_id", "item_id"]
+    records = []
+    for a, b in pairs:
+        for task in TASKS:
+            ga, gb = (scores[m][(scores[m]["part"] == "correlation") & (scores[m]["task"] == task)] for m in (a, b))
+            if ga.empty or gb.empty or ga["query_id"].nunique() < 4:
+                continue
+            merged = ga.merge(gb[[*key, "model_score"]], on=key, how="left", suffixes=("_a", "_b"), validate="1:1")
+            if len(gb) != len(ga) or merged["model_score_b"].isna().any():
+                raise ValueError(f"cxc {task}: {a} and {b} scored different rated pairs; expected the same build")
+            ra, rb, diff = paired_spearman_bootstrap(
+                merged["query_id"].to_numpy(),
+                merged["agg_score"].to_numpy(),
+                merged["model_score_a"].to_numpy(),
+                merged["model_score_b"].to_numpy(),
+                n_boot=n_boot,
+                seed=seed,
+            )
+            lo, hi = percentile_interval(100.0 * diff, confidence)
+            record = {"benchmark": "cxc", "model_a": a, "model_b": b, "metric": f"{task}/spearman", "n": len(merged)}
+            record |= {"value_a": ra.mean_x100, "value_b": rb.mean_x100, "difference": ra.mean_x100 - rb.mean_x100}
+            record |= {"lo": lo, "hi": hi, "confidence": confidence, "n_boot": n_boot, "seed": seed}
+            records.append(record | {"direction": gallery_direction(lo, hi)})
+    return pd.DataFrame.from_records(records, columns=GALLERY_COLUMNS)

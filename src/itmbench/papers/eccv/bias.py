@@ -19,7 +19,10 @@ Figure E.3 (the annotators' ranks among all models), computed from the world's b
   text-to-image; image-to-text is added) and metric. Figure E.2's numbers are B, self-bias and
   non-self-bias (Eq. E.5) per |Theta|, averaged over every subset of that size (`bias_by_subset_size`).
 - Intervals: a percentile bootstrap over the direction's ECCV queries, the same resample for every
-  subset and model, so a bias and its mean over subsets are recomputed from each resample's cells.
+  subset and model, so a bias and its mean over subsets are recomputed from each resample's cells. The trend
+  of a quantity over |Theta| (the paper: "the general bias measurements decrease with the number of involved
+  models") is the least-squares slope of its values on |Theta|, its interval from the same resamples (a slope,
+  not Spearman's rho: over four sizes rho takes a handful of values and its interval says little).
 - Figure E.3: every image-text model's rank (1 = best) by COCO R@1 (COCO 1K where every model has it,
   else COCO 5K) and by ECCV mAP@R, with the annotators marked (the paper: which annotators rank better
   on ECCV mAP@R than on COCO R@1).
@@ -95,6 +98,30 @@ def _percentile(reps: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def trend_slope(sizes: np.ndarray, values: np.ndarray) -> np.ndarray | float:
+    """The least-squares slope of values on sizes: of one sweep (1-D values) or of each row (2-D, one replicate a
+    row); NaN where a row has a NaN. Figure E.2's trend test: its bootstrap interval over the queries' resamples."""
+    x = np.asarray(sizes, dtype=float) - np.mean(sizes)
+    v = np.asarray(values, dtype=float)
+    slope = (v * x).sum(axis=-1) / (x * x).sum()
+    return float(slope) if v.ndim == 1 else slope
+
+
+BIAS_COLUMNS = [
+    "direction",
+    "metric",
+    "size",
+    "quantity",
+    "value",
+    "lo",
+    "hi",
+    "n_subsets",
+    "slope",
+    "slope_lo",
+    "slope_hi",
+]
+
+
 def annotator_bias_analysis(
     annotations: pd.DataFrame,
     queries: pd.DataFrame,
@@ -108,7 +135,8 @@ def annotator_bias_analysis(
 
     Returns (cells, bias): cells has direction, metric, subset, size, model, value, lo, hi (x100, one row per
     subset x model, the full set's subset 'All'); bias has direction, metric, size, quantity (bias,
-    self_bias, non_self_bias), value, lo, hi, n_subsets.
+    self_bias, non_self_bias), value, lo, hi, n_subsets, and the quantity's trend over the sizes: slope (the
+    least-squares slope of the values on |Theta|, `trend_slope`), slope_lo, slope_hi (its bootstrap interval).
     """
     names = list(annotators) if annotators is not None else list(dict.fromkeys(annotations["annotator"].astype(str)))
     unknown = sorted(set(annotations["annotator"].astype(str)) - set(names))
@@ -144,19 +172,21 @@ def annotator_bias_analysis(
                 bias_by_subset_size({t: {m: float(reps[t][m][b]) for m in models} for t in subsets}, names)
                 for b in range(n_boot)
             ]
-            for size, values in by_size.items():
-                for quantity in BIAS_QUANTITIES:
-                    r = np.array([bb[size][quantity] for bb in boot], dtype=float)
-                    lo, hi = _percentile(r, confidence)
+            sizes = np.array(sorted(by_size), dtype=float)
+            for quantity in BIAS_QUANTITIES:
+                point_q = np.array([by_size[int(s)][quantity] for s in sizes], dtype=float)
+                reps_q = np.array([[bb[int(s)][quantity] for s in sizes] for bb in boot], dtype=float)
+                trend = (trend_slope(sizes, point_q), *_percentile(trend_slope(sizes, reps_q), confidence))
+                for i, size in enumerate(int(s) for s in sizes):
+                    lo, hi = _percentile(reps_q[:, i], confidence)
+                    values = by_size[size]
                     bias_rows.append(
-                        (direction, metric, size, quantity, values[quantity], lo, hi, int(values["n_subsets"]))
+                        (direction, metric, size, quantity, values[quantity], lo, hi, int(values["n_subsets"]), *trend)
                     )
     cells = pd.DataFrame(
         cell_rows, columns=["direction", "metric", "subset", "size", "model", "value", "lo", "hi"]
     ).astype({"size": "int64"})
-    bias = pd.DataFrame(
-        bias_rows, columns=["direction", "metric", "size", "quantity", "value", "lo", "hi", "n_subsets"]
-    ).astype({"size": "int64", "n_subsets": "int64"})
+    bias = pd.DataFrame(bias_rows, columns=BIAS_COLUMNS).astype({"size": "int64", "n_subsets": "int64"})
     return cells, bias
 
 
@@ -190,7 +220,8 @@ def figure_e2_long(bias: pd.DataFrame) -> pd.DataFrame:
         ],
         column=[f"|Θ| = {s}" for s in bias["size"]],
     )
-    return out[["row", "column", "value", "lo", "hi", "direction", "metric", "quantity", "size", "n_subsets"]]
+    extra = ["direction", "metric", "quantity", "size", "n_subsets", "slope", "slope_lo", "slope_hi"]
+    return out[["row", "column", "value", "lo", "hi", *extra]]
 
 
 def annotator_ranks(

@@ -310,3 +310,30 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         "percent": True,
         "mean_of_directions": "value = (i2t + t2i) / 2, as the paper's Table 4",
     }
+
+
+# The per-query metrics a paired test over the same queries compares (`itmbench.papers.paired.gallery_records`) and
+# the ranking correlations rank (`itmbench.papers.eccv.rank_tau`): the Table 4 / Table 5 columns with a per-query value.
+GALLERY_METRICS: tuple[str, ...] = (
+    "coco_1k_r1",
+    "original_r1",
+    "cxc_r1",
+    "eccv_r1",
+    "eccv_r_precision",
+    "eccv_map_at_r",
+    "pmrp",
+)
+
+
+def query_values(scores: pd.DataFrame, metrics: Sequence[str] = GALLERY_METRICS) -> pd.DataFrame:
+    """The per-query metrics (x100) indexed by (direction, query_id), NaN where a metric does not apply (the
+    ECCV metrics outside the ECCV queries): the frame `itmbench.papers.paired.query_bootstrap_means` resamples,
+    each direction on its own, a metric the mean of its directions as `summarize` computes it."""
+    missing = [c for c in ("direction", "query_id") if c not in scores.columns]
+    if missing:
+        raise ValueError(f"ECCV scores: missing columns {missing}; expected the table score_dual writes")
+    present = [m for m in metrics if m in scores.columns]
+    frame = scores.set_index(["direction", "query_id"])[present].astype(np.float64) * 100.0
+    if frame.index.has_duplicates:
+        raise ValueError("ECCV scores: a (direction, query_id) appears twice; expected one row per query")
+    return frame.sort_index()
