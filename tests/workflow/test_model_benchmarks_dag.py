@@ -23,12 +23,13 @@ def test_the_ablations_get_a_training_and_a_cxc_score_and_no_other_job(tiny_worl
         model = _model_of(job)
         if model in jobs:
             jobs[model].append((job["rule"], job["wildcards"]))
-        elif model is None:  # only CxC's tables, figure, claims and report read an ablation's files
+        elif model is None:  # only CxC's tables, figure, paired tests, claims and report read an ablation's files
             reads = [p for p in job["input"] for m in NEW if f"/{m}." in p or f"/{m}/" in p]
             cxc = job["rule"] in (
                 "world_tables_cxc",
                 "world_figures_cxc",
                 "table_benchmark",
+                "gallery_paired",  # the ablation claims' paired bootstraps over CxC's queries
                 "claims_paper",
                 "claims",
                 "report_benchmark",
