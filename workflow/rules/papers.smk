@@ -673,7 +673,9 @@ if len(eccv_rank_tau_models()) >= 3:
         input:
             unpack(get_eccv_rank_tau_scores),
         output:
-            f"{RESULTS}/tables/eccv/rank_tau.csv",
+            csv=f"{RESULTS}/tables/eccv/rank_tau.csv",
+            md=f"{RESULTS}/tables/eccv/rank_tau.md",
+            tex=f"{RESULTS}/tables/eccv/rank_tau.tex",
         params:
             flags=get_eccv_rank_tau_flags,
             score=get_score_params,
@@ -687,4 +689,4 @@ if len(eccv_rank_tau_models()) >= 3:
         conda:
             ENV
         shell:
-            "itmbench eccv-rank-tau {params.flags} --config {params.score:q} --out-csv {output} > {log} 2>&1"
+            "itmbench eccv-rank-tau {params.flags} --config {params.score:q} --out-csv {output.csv} > {log} 2>&1"

@@ -94,8 +94,8 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
 def cmd_eccv_rank_tau(args: argparse.Namespace) -> None:
     """ECCV's Kendall tau-b between metric rankings and their differences, with bootstrap intervals over queries."""
     from itmbench.errors import InputError
-    from itmbench.io import write_text
-    from itmbench.papers.eccv.rank_tau import rank_tau_table
+    from itmbench.io import output_set
+    from itmbench.papers.eccv.rank_tau import rank_tau_table, write_rank_tau
 
     config = score_section(args.config)
     values = _query_values("eccv", _read_scores(dict(args.scores)))
@@ -103,7 +103,10 @@ def cmd_eccv_rank_tau(args: argparse.Namespace) -> None:
         table = rank_tau_table(values, n_boot=config["n_boot"], seed=config["seed"], confidence=config["confidence"])
     except ValueError as exc:
         raise InputError(f"--scores: {exc}") from exc
-    write_text(args.out_csv, table.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
+    prefix = Path(args.out_csv).with_suffix("")
+    title = "ECCV Caption: Kendall tau-b between metric rankings, bootstrap intervals over queries"
+    with output_set(files=[prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]):  # together or not at all
+        write_rank_tau(table, prefix, title)
     log.info("eccv: %d ranking correlations -> %s", len(table), args.out_csv)
 
 

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import kendalltau
 
 from itmbench.papers.eccv.bias import trend_slope
-from itmbench.papers.eccv.rank_tau import RANK_TAU_COLUMNS, rank_tau, rank_tau_table
+from itmbench.papers.eccv.rank_tau import RANK_TAU_COLUMNS, rank_tau, rank_tau_table, write_rank_tau
 
 METRICS = ("coco_1k_r1", "original_r1", "eccv_map_at_r")
 
@@ -95,3 +95,19 @@ def test_trend_slope_is_the_least_squares_slope() -> None:
     slopes = trend_slope(sizes, rows)
     assert slopes[:2] == pytest.approx([np.polyfit(sizes, values, 1)[0], -np.polyfit(sizes, values, 1)[0]])
     assert np.isnan(slopes[2])
+
+
+def test_the_rank_tau_table_is_written_as_csv_markdown_and_latex(tmp_path) -> None:
+    values = {f"m{i}": model_values(i, 0.2 + 0.1 * i, 1.0 - 0.1 * i) for i in range(4)}
+    table = rank_tau_table(values, METRICS, n_boot=50, seed=0)
+    paths = write_rank_tau(table, tmp_path / "rank_tau", "ECCV: ranking correlations")
+    assert [p.name for p in paths] == ["rank_tau.csv", "rank_tau.md", "rank_tau.tex"]
+    again = pd.read_csv(paths[0])
+    assert list(again.columns) == RANK_TAU_COLUMNS and len(again) == len(table)  # what the claims read
+    md = paths[1].read_text(encoding="utf-8")
+    one = table.iloc[0]
+    assert f"| tau({one.metric_a}, {one.metric_b}) | {one.value:.2f} ({one.lo:.2f}–{one.hi:.2f}) |" in md
+    diff = table[table["minus_a"].fillna("") != ""].iloc[0]
+    assert f"| tau({diff.metric_a}, {diff.metric_b}) - tau({diff.minus_a}, {diff.minus_b}) |" in md
+    assert md.count("\n| tau(") == len(table)
+    assert "\\begin{tabular}" in paths[2].read_text(encoding="utf-8")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -126,3 +127,30 @@ def rank_tau(table: pd.DataFrame | None, a: str, b: str, minus: tuple[str, str] 
                 r = hit.iloc[0]
                 return {k: float(r[k]) for k in ("value", "lo", "hi")} | {"n_models": int(r["n_models"])}
     return None
+
+
+def rank_tau_long(table: pd.DataFrame) -> pd.DataFrame:
+    """A rank-tau table for a reader (long: row, column, value, lo, hi): 'tau(a, b)' and 'tau(a, b) - tau(c, d)'
+    rows, one Kendall tau-b column with its interval."""
+    rows = [
+        f"tau({r.metric_a}, {r.metric_b})"
+        + (f" - tau({r.minus_a}, {r.minus_b})" if isinstance(r.minus_a, str) and r.minus_a else "")
+        for r in table.itertuples(index=False)
+    ]
+    return pd.DataFrame(
+        {"row": rows, "column": "Kendall tau-b", "value": table["value"], "lo": table["lo"], "hi": table["hi"]}
+    )
+
+
+def write_rank_tau(table: pd.DataFrame, prefix: str | Path, title: str) -> list[Path]:
+    """prefix.csv (the exact table the claims read), prefix.md and prefix.tex (`rank_tau_long`, 2 decimals)."""
+    from itmbench.io import write_text
+    from itmbench.report.tables import latex, markdown, to_wide
+
+    prefix = Path(prefix)
+    paths = [prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]
+    wide = to_wide(rank_tau_long(table), 2)
+    write_text(paths[0], table.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
+    write_text(paths[1], markdown(wide, title, "ranking correlation"))
+    write_text(paths[2], latex(wide, title, "ranking correlation", "tab:eccv-rank-tau"))
+    return paths
