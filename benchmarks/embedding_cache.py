@@ -7,8 +7,9 @@
    bare forward loop of the same model over tensors already in memory on the same device, as
    medians of --runs repetitions.
 
-Usage: python benchmarks/embedding_cache.py [--data data/world] [--runs 5] [--arch itm-clip-tiny]
-       (on a GPU machine: --arch ViT-B-32 --device cuda, which embeds at 224 px)
+Usage: python benchmarks/embedding_cache.py [--data data/world] [--runs 5] [--arch itm-clip-tiny] [--split test]
+       (on a GPU machine: --arch ViT-B-32 --device cuda, which embeds at 224 px; a COCO run's
+       `--data data/coco` times the pipeline on its JPEG files, decoded and resized as the embed rule does)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from itmbench.io import write_text
 from itmbench.models.registry import build_encoder, pick_device
 from itmbench.models.spec import model_spec
 from itmbench.scoring.embed import ItemStore, embed_items, folder_items
@@ -44,14 +46,16 @@ def forward_pass_counts(data: Path, splits: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def throughput(data: Path, arch: str, device: torch.device, n: int, runs: int, batch: int) -> dict[str, float]:
-    """Median images/s and captions/s of the pipeline and of a bare forward loop."""
+def throughput(
+    data: Path, arch: str, device: torch.device, n: int, runs: int, batch: int, split: str = "test"
+) -> dict[str, float]:
+    """Median items/s (the first n images and n captions of `split`) of the pipeline and of a bare forward loop."""
     spec = model_spec("bench", {"family": "open_clip", "arch": arch})
     enc = build_encoder(spec, device)
-    items = folder_items(data / "items", ["test"])
+    items = folder_items(data / "items", [split])
     images = items[items["kind"] == "image"].head(n)
     captions = items[items["kind"] == "caption"].head(n)
-    store = ItemStore(data / "items")
+    store = ItemStore(data / "items", image_size=getattr(enc, "image_size", 224))  # as the embed rule builds it
     img_tensor = enc.image_tensor(store.image_batch(images["item_id"].to_numpy()))
     tok = enc.text_tensor(store.texts(captions["item_id"].to_numpy()))
 
@@ -92,19 +96,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=500, help="images and captions timed")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--out", type=Path, help="also write the figures here, as a fenced Markdown block")
+    p.add_argument("--split", default="test", help="the split whose first --n images and captions are timed")
     args = p.parse_args(argv)
     data = Path(args.data)
     if not (data / "items" / "images.parquet").exists():
         raise SystemExit(f"{data}: no finished run here (run `snakemake --cores all` first)")
     counts = forward_pass_counts(data, args.splits)
-    print("forward passes per model (items embedded):")
-    print(counts.to_string(index=False))
+    lines = ["forward passes per model (items embedded):", counts.to_string(index=False)]
     torch.set_num_threads(max(1, torch.get_num_threads()))
     device = pick_device(args.device)
-    t = throughput(data, args.arch, device, args.n, args.runs, args.batch)
-    print(f"\nembedding throughput, {args.arch} on {device}, median of {args.runs} runs:")
-    print(f"  bare forward loop : {t['bare']:8.0f} items/s")
-    print(f"  pipeline          : {t['pipeline']:8.0f} items/s  ({100 * t['pipeline'] / t['bare']:.0f}% of bare)")
+    t = throughput(data, args.arch, device, args.n, args.runs, args.batch, args.split)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    lines += [
+        "",
+        f"embedding throughput, {args.arch} on {device} ({name}), batch {args.batch}, median of {args.runs} runs:",
+        f"  bare forward loop : {t['bare']:8.0f} items/s",
+        f"  pipeline          : {t['pipeline']:8.0f} items/s  ({100 * t['pipeline'] / t['bare']:.0f}% of bare)",
+    ]
+    print("\n".join(lines))
+    if args.out:  # a fenced block, for a docs snippet
+        write_text(args.out, "```text\n" + "\n".join(lines) + "\n```\n")
     return 0
 
 

@@ -323,3 +323,34 @@ def test_a_run_from_a_users_shell_runs_every_job_in_the_worker(shell, tmp_path):
     assert [c for c in commands if "declined" in c] == []
     assert sorted(c["argv"][0] for c in commands) == ["build-benchmark"] * 6 + ["world"]
     assert all(c["status"] == 0 for c in commands)
+
+
+def test_the_workers_interpreter_is_the_python_of_the_itmbench_on_path_and_never_a_shell(tmp_path, monkeypatch):
+    """`job_python` reads the `#!` line of the `itmbench` on PATH: a console script's Python is taken; a shell
+    wrapper's `#!/bin/sh` is not (the worker would start as `/bin/sh -m itmbench.cli.serve_worker` and fail,
+    as it did on a GPU machine whose `itmbench` was such a wrapper), nor is a missing or non-executable one."""
+    job_python = worker.job_python
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    script = bin_dir / "itmbench"
+
+    def wrapper(first_line: str) -> None:
+        script.write_text(f"{first_line}\nexec something\n")
+        script.chmod(0o755)
+
+    python = tmp_path / "venv" / "bin" / "python3.11"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    python.chmod(0o755)
+    wrapper(f"#!{python}")
+    assert job_python() == str(python)
+    wrapper("#!/bin/sh")
+    assert job_python() == sys.executable
+    wrapper("#!/usr/bin/env python3")  # a space: not one executable path
+    assert job_python() == sys.executable
+    python.chmod(0o644)
+    wrapper(f"#!{python}")
+    assert job_python() == sys.executable
+    script.unlink()
+    assert job_python() == sys.executable

@@ -437,13 +437,20 @@ MIN_JOBS = 10
 def job_python() -> str:
     """The interpreter of the `itmbench` the jobs will run (the first one on PATH, by its `#!` line): that of an
     activated venv even when Snakemake itself comes from elsewhere (a venv made with --system-site-packages
-    installs no `snakemake` script of its own); this process's own where there is no such script."""
+    installs no `snakemake` script of its own); this process's own where there is no such script, or where its
+    `#!` line names no Python (a shell wrapper, `#!/bin/sh`, which cannot run `-m itmbench.cli.serve_worker`)."""
     script = shutil.which("itmbench")
     if script is not None:
         with contextlib.suppress(OSError), open(script, "rb") as f:
             first = f.readline(4096).decode(errors="replace").strip()
-            if first.startswith("#!") and " " not in first[2:].strip() and os.access(first[2:].strip(), os.X_OK):
-                return first[2:].strip()
+            interpreter = first[2:].strip()
+            if (
+                first.startswith("#!")
+                and " " not in interpreter
+                and os.path.basename(interpreter).startswith("python")
+                and os.access(interpreter, os.X_OK)
+            ):
+                return interpreter
     return sys.executable
 
 
