@@ -75,7 +75,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not (args.outputs / "results" / "world").is_dir():
         raise SystemExit(f"{args.outputs}: no results/world here (run `snakemake --cores all` there first)")
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
     run_head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=args.outputs, capture_output=True, text=True
     ).stdout.strip()
@@ -84,8 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Written by `benchmarks/old_beside_new.py --old {args.old}` from the docs of {args.old} (the old world's",
         "default run, as its snippets rendered it) and a default run of today's world"
-        + (f" at {run_head}" if run_head else "")
-        + f" (docs of {head.strip()}).",
+        + (f" at {run_head}." if run_head else "."),
         "Each paper's page says what moved and why; the tables are here, unedited.",
         "",
     ]
