@@ -146,14 +146,10 @@ def write_paired_table(
     records: pd.DataFrame, prefix: str | os.PathLike, title: str, decimals: int = 2, long: Any = None
 ) -> list[Path]:
     """prefix.csv (the records, exact), prefix.md and prefix.tex (`write_table` of `long`, default `paired_long`)."""
-    from itmbench.io import write_text
     from itmbench.report.tables import write_table
 
-    prefix = Path(prefix)
     frame = (long or paired_long)(records, decimals)
-    paths = write_table(frame, prefix, title, row_header="A vs B: metric", decimals=decimals)
-    write_text(paths[0], records.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
-    return paths
+    return write_table(frame, Path(prefix), title, row_header="A vs B: metric", decimals=decimals, records=records)
 
 
 def paired_table_index(records: pd.DataFrame) -> dict[str, dict[str, Any]]:

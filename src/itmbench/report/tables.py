@@ -82,18 +82,24 @@ def write_table(
     row_header: str = "model",
     decimals: int = 1,
     column_decimals: Mapping[str, int] | None = None,
+    records: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write prefix.csv (long, exact to 6 decimals), prefix.md and prefix.tex; return the paths.
+    """Write prefix.csv (long, exact to 6 decimals; or `records`, when given, to 6 significant digits: the
+    table a reader of the CSV wants, where `long` is only its layout for people), prefix.md and prefix.tex;
+    return the paths.
 
     Markdown and LaTeX print each column at one precision (`to_wide`: `column_decimals[column]`, else
     `decimals`): a benchmark's table at its paper's printed precision (`BenchmarkEntry.column_precision`)."""
     prefix = Path(prefix)
-    exact = long.copy()
-    for c in ("value", "lo", "hi"):
-        exact[c] = exact[c].astype(float).round(6)
     wide = to_wide(long, decimals, column_decimals)
     paths = [prefix.with_suffix(".csv"), prefix.with_suffix(".md"), prefix.with_suffix(".tex")]
-    write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
+    if records is not None:
+        write_text(paths[0], records.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
+    else:
+        exact = long.copy()
+        for c in ("value", "lo", "hi"):
+            exact[c] = exact[c].astype(float).round(6)
+        write_text(paths[0], exact.to_csv(index=False, lineterminator="\n"))
     write_text(paths[1], markdown(wide, title, row_header))
     write_text(paths[2], latex(wide, title, row_header, label=f"tab:{prefix.name}"))
     return paths

@@ -144,13 +144,6 @@ def rank_tau_long(table: pd.DataFrame) -> pd.DataFrame:
 
 def write_rank_tau(table: pd.DataFrame, prefix: str | Path, title: str) -> list[Path]:
     """prefix.csv (the exact table the claims read), prefix.md and prefix.tex (`rank_tau_long`, 2 decimals)."""
-    from itmbench.io import write_text
-    from itmbench.report.tables import latex, markdown, to_wide
+    from itmbench.report.tables import write_table
 
-    prefix = Path(prefix)
-    paths = [prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]
-    wide = to_wide(rank_tau_long(table), 2)
-    write_text(paths[0], table.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
-    write_text(paths[1], markdown(wide, title, "ranking correlation"))
-    write_text(paths[2], latex(wide, title, "ranking correlation", "tab:eccv-rank-tau"))
-    return paths
+    return write_table(rank_tau_long(table), prefix, title, row_header="ranking correlation", decimals=2, records=table)
