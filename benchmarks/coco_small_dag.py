@@ -23,12 +23,10 @@ Usage: python benchmarks/coco_small_dag.py --prepare /tmp/small
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import platform
 import re
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,10 +38,13 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "workflow"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
+from time_default_run import job_seconds  # noqa: E402
 from workflow_helpers import copy_workflow, snakemake  # noqa: E402
 
 from itmbench.io import write_text  # noqa: E402
+from itmbench.metrics.captioning import java_available  # noqa: E402
 
 SMALL = "workflow/config/coco-small.yaml"
 
@@ -88,17 +89,12 @@ def rule_seconds(work: Path, log: str) -> dict[str, dict[str, float]]:
         bench = re.search(r"^\s+benchmark: (\S+)$", job, flags=re.M)
         if not (rule and bench and (work / bench.group(1)).is_file()):
             continue
-        rows = list(csv.DictReader((work / bench.group(1)).open(encoding="utf-8"), delimiter="\t"))
-        if rows:
-            f = out[rule.group(1)]
-            f["jobs"] += 1
-            f["s"] += float(rows[-1]["s"])
-            f["cpu_time"] += float(rows[-1].get("cpu_time") or 0.0)
+        seconds, cpu = job_seconds(work / bench.group(1))
+        f = out[rule.group(1)]
+        f["jobs"] += 1
+        f["s"] += seconds
+        f["cpu_time"] += cpu
     return dict(out)
-
-
-def no_java() -> bool:
-    return shutil.which("java") is None
 
 
 def device_name() -> str:
@@ -133,7 +129,7 @@ def run(work: Path, archs: bool, cores: str, limit: float | None) -> dict:
     if archs:
         (work / "archs.yaml").write_text(yaml.safe_dump(hub_archs()))
         files.append("archs.yaml")
-    if no_java():  # METEOR runs pycocoevalcap's jar: a machine without Java computes the other caption metrics
+    if not java_available():  # METEOR runs pycocoevalcap's jar: without Java, the other caption metrics
         metrics = yaml.safe_load((REPO / "params.yaml").read_text())["bison_caption_metrics"]["metrics"]
         kept = {"bison_caption_metrics": {"metrics": [m for m in metrics if m != "meteor"]}}
         (work / "nojava.yaml").write_text(yaml.safe_dump(kept))
@@ -217,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.run / "release").is_dir():
             raise SystemExit(f"{args.run}: not a prepared work directory (no release/): run --prepare first")
         figures = run(args.run, args.hub_archs, args.cores, args.limit)
-        text = report(figures, args.hub_archs, args.top, device_name(), not no_java())
+        text = report(figures, args.hub_archs, args.top, device_name(), java_available())
     elif args.summarize:
         if not (args.log and args.device):
             p.error("--summarize needs --log and --device")

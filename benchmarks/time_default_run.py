@@ -126,13 +126,19 @@ def rule_figures(run_dir: Path) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for tsv in sorted((run_dir / "benchmarks/rules").rglob("*.tsv")):
         rule = tsv.relative_to(run_dir / "benchmarks/rules").parts[0]
-        row = pd.read_csv(tsv, sep="\t").iloc[0]
+        seconds, cpu = job_seconds(tsv)
         fig = out.setdefault(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0})
         fig["jobs"] += 1
-        fig["s"] += float(row["s"])
-        cpu = pd.to_numeric(row.get("cpu_time"), errors="coerce")  # NA: a job gone before Snakemake's first sample
-        fig["cpu_s"] += 0.0 if pd.isna(cpu) else float(cpu)
+        fig["s"] += seconds
+        fig["cpu_s"] += cpu
     return out
+
+
+def job_seconds(tsv: Path) -> tuple[float, float]:
+    """A job's Snakemake benchmark file: its wall seconds (`s`) and CPU seconds (`cpu_time`; 0 where NA)."""
+    row = pd.read_csv(tsv, sep="\t").iloc[0]
+    cpu = pd.to_numeric(row.get("cpu_time"), errors="coerce")  # NA: a job gone before Snakemake's first sample
+    return float(row["s"]), 0.0 if pd.isna(cpu) else float(cpu)
 
 
 def worker_figures(run_dir: Path) -> dict[str, dict[str, float]]:

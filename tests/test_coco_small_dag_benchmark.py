@@ -42,7 +42,7 @@ rule score_benchmark:
 """
 
 
-def write_tsv(path: Path, s: float, cpu: float) -> None:
+def write_tsv(path: Path, s: float, cpu: float | str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     path.write_text(header + f"{s}\t0:00:{int(s):02d}\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
@@ -59,6 +59,9 @@ def test_seconds_per_rule_sum_the_benchmark_files_each_job_names_and_skip_a_job_
     # score_benchmark's file is absent (its job had not ended): not counted
     rules = load_script().rule_seconds(tmp_path, LOG)
     assert rules == {"embed": {"jobs": 2, "s": 30.5, "cpu_time": 38.5}}
+    # a job gone before Snakemake's first sample has cpu_time NA: its wall time counts, its CPU as 0
+    write_tsv(tmp_path / "benchmarks/rules/score/bison/random.tsv", 2.5, "NA")
+    assert load_script().rule_seconds(tmp_path, LOG)["score_benchmark"] == {"jobs": 1, "s": 2.5, "cpu_time": 0.0}
 
 
 def test_hub_archs_builds_each_small_open_clip_model_from_params_yamls_own_config_at_random_weights() -> None:
