@@ -106,7 +106,7 @@ rule released_paper_tables:
             stem=("table2", "table3", "table4", "table5", "section5_3", "paired"),
             ext=("csv", "md", "tex"),
         ),
-        eccv=expand("results/released/tables/eccv/table5.{ext}", ext=("csv", "md", "tex")),
+        eccv=expand("results/released/tables/eccv/{stem}.{ext}", stem=("table5", "section41"), ext=("csv", "md", "tex")),
         figure=expand("results/released/figures/bivlc/gpt4v_sugarcrepe.{ext}", ext=("png", "pdf")),
         claims=expand("results/released/tables/claims/claims.{ext}", ext=("csv", "md")),
     params:

@@ -46,6 +46,7 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
     from itmbench.papers.bivlc.figures import gpt4v_figure_data, plot_gpt4v_accuracy
     from itmbench.papers.bivlc.tables import load_released_paired, write_released_tables
     from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
+    from itmbench.papers.eccv.preference import write_section41
     from itmbench.papers.eccv.tables import write_table5_comparison
     from itmbench.papers.paired import write_paired_table
     from itmbench.sources.fetch import PAPER_TABLE_KEYS
@@ -57,6 +58,7 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
         gpt4v = gpt4v_figure_data(args.raw)  # GPT-4V's SugarCrepe accuracy: a row of Section 5.3 and the figure
         write_released_tables(args.raw, out / "tables" / "bivlc", gpt4v=gpt4v)
         write_table5_comparison(out / "tables" / "eccv" / "table5")
+        write_section41(out / "tables" / "eccv" / "section41")  # Bradley-Terry refitted from Table D.1
         title = "BiVLC: CLIP_TROHN-Img vs CLIP_COCO over the same instances of their released per-instance results"
         write_paired_table(load_released_paired(args.raw), out / "tables" / "bivlc" / "paired_released", title)
         plot_gpt4v_accuracy(gpt4v, out / "figures" / "bivlc" / "gpt4v_sugarcrepe")

@@ -565,4 +565,7 @@ def published_results() -> Results:
             metrics.setdefault("bison", {})[label] = {"metrics": {"bison": {**entry, "n": BISON_N}}}
     kinds = dict(PUBLISHED_KINDS)
     roles = {"bivlc_coco": "CLIP_COCO", "bivlc_trohn_img": "CLIP_TROHN-Img"}
-    return Results("published", metrics, kinds, roles)
+    from itmbench.papers.eccv import preference  # the user study's scores, refitted from the printed Table D.1
+
+    tables = {"eccv/section41": preference.section41_long(preference.fit(eccv))}
+    return Results("published", metrics, kinds, roles, tables=tables)
