@@ -9,6 +9,14 @@ the same; CI has no GPU): fetch through DVC against the release's md5s, coco-ite
 SDXL negatives in shards and their merge, the three fine-tunes, embeddings, scores and metrics, each paper's
 tables and figures with the models as rows, the claims, the reports and the index. A second dry run has
 nothing to do. Cost: measured with `/usr/bin/time -v` of the same command (the report of issue 16).
+
+The same folder then checks the data stage (every file fetched through DVC and md5-checked against the release's
+own overlay, `coco-items` from the zips, each benchmark from its released files) and a user's own checkpoint in
+one command: the world's `clip` weights as `coco.models.mine`, selected with the random baseline by
+`coco.only_models`, planned from a fresh folder with nothing trained, generated or downloaded, then scored on
+every benchmark and a row of each table, every report and the index rendered with that one image-text model
+(ECCV's ranking figure drawing its two metrics, Table 5 saying a ranking needs two). One folder for both: the
+world's benchmarks, their export and the data stage are built once (docs/testing.md, issue 33).
 """
 
 from __future__ import annotations
@@ -19,13 +27,15 @@ import subprocess
 import sys
 from collections import Counter
 
+import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, snakemake
+from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
 
 from itmbench.cli import main
 from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
 from itmbench.sources.export import OVERLAY
+from itmbench.sources.released import file_md5, load_registry
 
 SMALL = "workflow/config/coco-small.yaml"
 
@@ -122,6 +132,64 @@ def test_the_complete_coco_dag_runs_on_the_worlds_release_with_the_small_models(
         assert (coco / "negatives" / "images" / f"shard_{shard}" / "manifest.parquet").is_file()
     for model in ("clip_coco", "clip_trohn_text", "clip_trohn_img"):
         assert (coco / "models" / model / "history.json").is_file(), model
+
+    check_the_data_stage(d, release)
+    check_a_users_checkpoint(d, tmp_path, overlay)
+
+
+def check_the_data_stage(d, release):
+    """Every file the release declares fetched and md5-checked; the items and every benchmark built from them."""
+    declared = load_registry(release / OVERLAY)
+    fetched = [p for p in (d / "data" / "raw").rglob("*") if p.is_file()]
+    assert {p.relative_to(d / "data" / "raw").as_posix() for p in fetched} == {
+        str(e.mirror_path) for e in declared.values()
+    }
+    for entry in declared.values():  # the release's bytes, checked against its own md5s
+        assert file_md5(d / "data" / "raw" / entry.mirror_path) == entry.md5, entry.key
+    world = pd.read_parquet(d / "data" / "world" / "items" / "images.parquet")
+    coco = pd.read_parquet(d / "data" / "coco" / "items" / "images.parquet")
+    assert len(coco) == len(world) and (coco["split"].value_counts() == world["split"].value_counts()).all()
+    for name in COCO_BENCHMARKS:
+        assert len(pd.read_parquet(d / "data" / "coco" / name / "items.parquet")), name
+
+
+def check_a_users_checkpoint(d, tmp_path, overlay):
+    """docs/coco.md, "Scoring your own checkpoint": the world's clip as `mine`, with `random`, and nothing else."""
+    res = snakemake(d, "results/world/models/clip/model.pt")
+    assert res.returncode == 0, res.stderr[-3000:]
+    mine = {"family": "open_clip", "arch": "itm-clip-tiny", "pretrained": "results/world/models/clip/model.pt"}
+    user = {**overlay, "coco": {"models": {"mine": mine}, "only_models": ["mine", "random"]}}
+    # planned from a fresh folder (only the checkpoint there): nothing trained, generated or downloaded
+    (tmp_path / "fresh").mkdir()
+    fresh = copy_workflow(tmp_path / "fresh")
+    (fresh / "results/world/models/clip").mkdir(parents=True)
+    (fresh / "results/world/models/clip/model.pt").write_bytes((d / "results/world/models/clip/model.pt").read_bytes())
+    plan = planned_jobs(fresh, override=user)
+    rules = Counter(rule for rule, _ in plan)
+    assert not {"coco_caption_negatives", "coco_image_negatives", "coco_finetune", "train"} & set(rules), rules
+    scoring = [w for rule, w in plan if rule in ("embed", "embed_added", "score_benchmark")]
+    assert {re.search(r"model=(\w+)", w)[1] for w in scoring} == {"mine", "random"}, plan  # only those selected
+    assert rules["score_benchmark"] == 2 * len(COCO_BENCHMARKS), rules
+    # run here, after the complete DAG: the data stage is done, `mine` is scored and every table re-rendered
+    tables = [f"results/coco/tables/{name}/{name}.csv" for name in COCO_BENCHMARKS]
+    reports = ["reports/coco/eccv.html", "reports/index.html"]  # every report: the index links them all
+    res = coco_snakemake(d, *tables, *reports, overlay=user)
+    assert res.returncode == 0, failure(d, res)
+    # one image-text model (`random` is none): ECCV's figure draws its two metrics, Table 5 says why it is empty
+    coco = d / "results" / "coco"
+    assert "a ranking needs >= 2 image-text models" in (coco / "tables" / "eccv" / "table5.md").read_text()
+    assert (coco / "figures" / "eccv" / "ranking.png").stat().st_size
+    assert "No cell regenerated: a ranking needs" in (d / "reports" / "coco" / "eccv.html").read_text()
+    for name in COCO_BENCHMARKS:
+        table = pd.read_csv(coco / "tables" / name / f"{name}.csv")
+        rows = table["model"] if "model" in table else table["row"]  # a table's model column, or its row names
+        assert set(rows) == {"mine", "random"}, (name, table)
+    again = coco_snakemake(d, "-n", *tables, *reports, overlay=user)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr, again.stdout[-3000:]
+    # a selection naming no model of coco.models stops before planning, naming the key
+    res = snakemake(d, "-n", override={**user, "coco": {"only_models": ["theirs"]}})
+    said = res.stdout + res.stderr  # Snakemake prints a parse-time error on stdout
+    assert res.returncode != 0 and "coco.only_models: ['theirs'] not in coco.models" in said, said[-3000:]
 
 
 @pytest.mark.slow
