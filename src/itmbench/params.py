@@ -385,6 +385,7 @@ MODEL_REFERENCES = (
     "report.rows.*.{}",
     "report.bivlc_paired[][]",
     "report.bison_paired[][]",
+    "report.bison_feature_pairs[][]",
     "report.mcic_paired[][]",
     "report.sugarcrepe_paired[][]",
     "report.eccv_paired[][]",

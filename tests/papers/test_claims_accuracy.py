@@ -149,6 +149,56 @@ def table3(**r1: float) -> pd.DataFrame:
     return pd.DataFrame([{"row": k, "column": "Image retrieval R@1", "value": v, "model": k} for k, v in r1.items()])
 
 
+def table7(**systems: dict[str, tuple[str, float, float, float]]) -> pd.DataFrame:
+    """Table 7's world cells: system -> {column: (model, value, lo, hi) per tower}, towers in TABLE7_BLOCKS order."""
+    from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
+
+    rows = []
+    for system, per in systems.items():
+        for i, block in enumerate(TABLE7_BLOCKS):
+            for column in TABLE3_COLUMNS:
+                model, value, lo, hi = per[column][i]
+                rows.append({"table": "Table 7", "block": block, "row": system, "column": column, "value": value,
+                             "lo": lo, "hi": hi, "model": model})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def tower_cells(vit: str, rn: str, up: float, bison_gap: float = 3.0) -> dict[str, Any]:
+    """Every measure: the ResNet tower `up` points above the ViT one (intervals +-1); BISON by `bison_gap`."""
+    from itmbench.papers.bison.tables import TABLE3_COLUMNS
+
+    cells = {c: ((vit, 40.0, 39.0, 41.0), (rn, 40.0 + up, 39.0 + up, 41.0 + up)) for c in TABLE3_COLUMNS}
+    cells["BISON"] = ((vit, 80.0, 79.0, 81.0), (rn, 80.0 + bison_gap, 79.0 + bison_gap, 81.0 + bison_gap))
+    return cells
+
+
+def test_bison_features_boost_every_measure() -> None:
+    both = {"clip / clip_rn": tower_cells("clip", "clip_rn", 5.0), "de / de_rn": tower_cells("de", "de_rn", 4.0)}
+    v = verdict("bison", "features_boost_every_measure", bison({"table7": table7(**both)}))
+    assert v.holds is True and v.evidence["tower above"] == "ResNet image tower"
+    assert v.evidence["clip / clip_rn"]["BISON"]["test"].endswith("intervals do not overlap")
+    # BISON decided by the paired test where the run paired the two towers: here no significant difference
+    tests = paired(record("bison", "clip", "clip_rn", "bison", -2.0, -4.0, 0.1, 0.2))
+    v = verdict("bison", "features_boost_every_measure", bison({"table7": table7(**both)}, paired=tests))
+    assert v.holds is False and v.evidence["clip / clip_rn"]["BISON"]["above"] == "neither"
+    assert "paired over the same 1000 instances" in v.evidence["clip / clip_rn"]["BISON"]["test"]
+    # one system's towers the other way round on every measure: not the same tower for every system
+    mixed = {
+        "clip / clip_rn": tower_cells("clip", "clip_rn", 5.0),
+        "de / de_rn": tower_cells("de", "de_rn", -5.0, -3.0),
+    }
+    v = verdict("bison", "features_boost_every_measure", bison({"table7": table7(**mixed)}))
+    assert v.holds is False and v.evidence["tower above"] == "ResNet image tower, ViT image tower"
+    # BISON the other way from the retrieval measures
+    against = {"clip / clip_rn": tower_cells("clip", "clip_rn", 5.0, -3.0)}
+    assert verdict("bison", "features_boost_every_measure", bison({"table7": table7(**against)})).holds is False
+    text = shown("bison", "features_boost_every_measure", bison({"table7": table7(**both)}))
+    assert "| clip / clip_rn | BISON | 80.00 (79.00–81.00) | 83.00 (82.00–84.00) | ResNet image tower |" in text
+    assert verdict("bison", "features_boost_every_measure", bison({})).holds is None
+    printed_only = table7(**both).assign(value=np.nan)
+    assert verdict("bison", "features_boost_every_measure", bison({"table7": printed_only})).holds is None
+
+
 def test_bison_scan_t2i_outperforms() -> None:
     kinds = {"scan": "contrastive", "bow": "contrastive", "cap": "generative", "rand": "chance"}
     docs = {k: {"metrics": {"bison": e}} for k, e in {

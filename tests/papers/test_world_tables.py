@@ -254,6 +254,28 @@ def test_bison_table1_counts_errors_that_the_truth_calls_correct() -> None:
         world_long("bison", _metrics(), options={"bison_table1_model": "scan"})
 
 
+def test_bison_table7_lays_out_each_system_on_two_image_towers() -> None:
+    metrics = _metrics()  # clip and vse score BISON and retrieval: a system on the "ViT" and "ResNet" tower
+    out = world_comparison("bison", metrics, {}, options={"bison_feature_pairs": [["clip", "vse"]]})
+    vit = _cell(out, "Table 7", "clip / vse", "BISON", block="ViT image tower")
+    resnet = _cell(out, "Table 7", "clip / vse", "BISON", block="ResNet image tower")
+    assert (vit["value"], vit["model"], resnet["value"], resnet["model"]) == (89.5, "clip", 85.4, "vse")
+    cells = out[(out["table"] == "Table 7") & (out["block"] == "ResNet image tower")]
+    assert cells["column"].tolist() == [
+        "Image retrieval R@1", "Image retrieval R@5", "Caption retrieval R@1", "Caption retrieval R@5", "BISON"
+    ]  # fmt: skip
+    assert _cell(out, "Table 7", "clip / vse", "Image retrieval R@1", block="ResNet image tower")["value"] == 8.0
+    # the printed systems stay, under the paper's feature sets, beside the world's
+    printed = _cell(out, "Table 7", "ConvNet+BoW", "BISON", block="ResNet-IN")
+    assert printed["status"] == "not_regenerated" and printed["published"] == 77.96
+    # Table 3 unchanged by it; without pairs no world cell in Table 7
+    plain = world_comparison("bison", metrics, {})
+    assert plain[plain["table"] == "Table 3"].equals(out[out["table"] == "Table 3"])
+    assert plain[(plain["table"] == "Table 7") & plain["value"].notna()].empty
+    with pytest.raises(ValueError, match=r"bison_feature_pairs \['clip', 'random_rn'\]: no metrics"):
+        world_long("bison", metrics, options={"bison_feature_pairs": [["clip", "random_rn"]]})
+
+
 def _caption_metric(metric: str, value: float) -> dict:
     return {"benchmark": "bison", "caption_metric": metric, "confidence": 0.95, "chance": 50.0,
             "metrics": {"bison": _entry(value, 650)}}  # fmt: skip

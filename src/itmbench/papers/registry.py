@@ -253,7 +253,7 @@ PAPERS: dict[str, Paper] = {
         "bison",
         "BISON",
         ("bison", "retrieval"),
-        {"table1": "Table 1", "table3": "Table 3", "section6": "Section 6"},
+        {"table1": "Table 1", "table3": "Table 3", "table7": "Table 7", "section6": "Section 6"},
         ("accuracy",),
         row_headers={"Section 6": "caption metric"},
         baselines=("bison_caption_metrics",),

@@ -29,11 +29,13 @@ def get_report_rows(paper):
 
 def get_report_table_options(paper):
     """The report options a paper's tables read: BISON's Table 1 a world model's R@1 errors judged by the truth
-    (which the coco source has not, so there Table 1 shows the printed numbers alone); CxC's appendix Table 3 the
+    (which the coco source has not, so there Table 1 shows the printed numbers alone) and Table 7's systems on two
+    image towers (the world's models); CxC's appendix Table 3 the
     model of each ablation (report.cxc.ablations)."""
     options = {}
     if paper == "bison" and SOURCE == "world":
         options["bison_table1_model"] = config["report"]["bison_table1_model"]
+        options["bison_feature_pairs"] = config["report"]["bison_feature_pairs"]  # Table 7: two image towers
     if paper == "cxc":  # the appendix's Table 3: the model of each ablation of DE_I2T
         options["ablations"] = cxc_ablation_models()
     return json.dumps(options, sort_keys=True)

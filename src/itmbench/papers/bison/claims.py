@@ -13,6 +13,12 @@ comparison, the paired tests of BISON's items (`report.bison_paired`, rule `biso
   the same BISON items where the run paired the two, else by non-overlapping intervals
   (`papers.accuracy_claims.above_every`). The paper's "in terms of all quality measures" is checked on BISON, the
   measure of this paper; the retrieval columns only pick the model.
+- `features_boost_every_measure` (Appendix, Tables 6 and 7): the paper's stronger features raise every measure of
+  every system. Which of the world's two image towers is the stronger is not known beforehand, so the claim's
+  content is checked: for every system of Table 7 (`report.bison_feature_pairs`) one tower is above the other on
+  BISON (the paired test over the same BISON items, else non-overlapping intervals) and on each retrieval
+  column (non-overlapping intervals: the retrieval scores are not paired here), and it is the same tower for
+  every system. A measure on which the towers do not differ, or differ the other way, fails it.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import pandas as pd
 from itmbench.papers.accuracy_claims import above_every, counted_entry, explain_above_every
 from itmbench.papers.claims import Claim, ClaimConfig, Explanation, Numbers, Results, Verdict, undecided
 
-TABLES = ("table1", "table3", "section6")
+TABLES = ("table1", "table3", "table7", "section6")
 
 HUMAN_CORRECT = "Recall@1 Incorrect, Human Correct"
 HUMAN_INCORRECT = "Recall@1 Incorrect, Human Incorrect"
@@ -161,6 +167,77 @@ def explain_scan_t2i_outperforms(evidence: Mapping[str, Any], holds: bool, n: Nu
     return explain_above_every(evidence, n, lead, "image-text models on BISON")
 
 
+def bison_features_boost_every_measure(results: Results, config: ClaimConfig) -> Verdict:
+    """One image tower above the other on every measure of every Table 7 system (module docstring)."""
+    from itmbench.papers.accuracy_claims import model_above
+    from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
+    from itmbench.papers.claims import above, entry_evidence
+
+    table = results.table("bison", "table7")
+    if table is None or "model" not in table.columns:
+        return undecided(f"no BISON Table 7 (systems on two image towers) on source {results.source!r}")
+    cells = table[table["block"].isin(TABLE7_BLOCKS) & table["value"].notna() & table["model"].notna()]
+    if cells.empty:
+        return undecided(f"BISON Table 7 has no world cells on source {results.source!r} (report.bison_feature_pairs)")
+    level = _level(results, config)
+    evidence: dict[str, Any] = {}
+    winners: set[str] = set()
+
+    for system, part in cells.groupby("row", sort=False):
+        by = {(str(r.block), str(r.column)): r for r in part.itertuples(index=False)}
+        models = {block: str(part.loc[part["block"] == block, "model"].iloc[0]) for block in TABLE7_BLOCKS}
+        per: dict[str, Any] = {"models": models}
+        for column in TABLE3_COLUMNS:
+            if not all((block, column) in by for block in TABLE7_BLOCKS):
+                return undecided(f"BISON Table 7's {system} has no {column} on both towers")
+            (first, second) = (by[(block, column)] for block in TABLE7_BLOCKS)
+            ea, eb = ({"value": r.value, "lo": r.lo, "hi": r.hi} for r in (first, second))
+            if column == "BISON":
+                a, b = models[TABLE7_BLOCKS[0]], models[TABLE7_BLOCKS[1]]
+                up = model_above(results, "bison", a, b, "bison", ea, eb, config)[1]
+                down = model_above(results, "bison", b, a, "bison", eb, ea, config)[1]
+                first_above, second_above, test = up["above"], down["above"], up["test"]
+            else:
+                first_above, test = above(ea, eb, None, config, level)
+                second_above = above(eb, ea, None, config, level)[0]
+            tower = TABLE7_BLOCKS[0] if first_above else TABLE7_BLOCKS[1] if second_above else None
+            per[column] = {
+                TABLE7_BLOCKS[0]: entry_evidence(ea),
+                TABLE7_BLOCKS[1]: entry_evidence(eb),
+                "above": tower or "neither",
+                "test": test,
+            }
+            winners.add(tower or "neither")
+        evidence[str(system)] = per
+    holds = len(winners) == 1 and "neither" not in winners
+    evidence["tower above"] = ", ".join(sorted(winners))
+    return Verdict(holds, evidence)
+
+
+def explain_features_boost_every_measure(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
+    """'The tower above on every measure: ...', a row per (system, measure)."""
+    from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
+
+    systems = [k for k, v in evidence.items() if isinstance(v, Mapping) and "models" in v]
+    sentence = (
+        f"Each measure of {len(systems)} system(s) on the two image towers; the tower above: "
+        f"{evidence.get('tower above')} (BISON by the paired test over the same items, retrieval by intervals)"
+    )
+    rows = tuple(
+        (
+            s,
+            c,
+            n.entry(evidence[s][c][TABLE7_BLOCKS[0]]),
+            n.entry(evidence[s][c][TABLE7_BLOCKS[1]]),
+            evidence[s][c]["above"],
+        )
+        for s in systems
+        for c in TABLE3_COLUMNS
+        if c in evidence[s]
+    )
+    return Explanation(sentence, ("system", "measure", *TABLE7_BLOCKS, "above"), rows)
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         "bison",
@@ -185,5 +262,14 @@ CLAIMS: tuple[Claim, ...] = (
         "Section 4.2 (Table 3); the world's model with the best image-retrieval R@1 stands for SCAN t2i, on BISON",
         bison_scan_t2i_outperforms,
         explain_scan_t2i_outperforms,
+    ),
+    Claim(
+        "bison",
+        "features_boost_every_measure",
+        "using the ResNeXt-IG-3.5B feature provides a boost in performance for all systems across all the "
+        "evaluation measures",
+        "Appendix (Visual Features), Tables 6 and 7; the world's two image towers, ViT and ResNet, on Table 7",
+        bison_features_boost_every_measure,
+        explain_features_boost_every_measure,
     ),
 )

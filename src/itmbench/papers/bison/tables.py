@@ -5,7 +5,7 @@ caption-metric baseline (BISON accuracy of BLEU-4, CIDEr-D, METEOR as scorers; p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -23,30 +23,78 @@ from itmbench.papers.world_cells import (
 
 
 def bison_world_long(
-    metrics: WorldMetrics, rows: Mapping[str, str], table1_model: str | None = None, confidence: float = 0.95
+    metrics: WorldMetrics,
+    rows: Mapping[str, str],
+    table1_model: str | None = None,
+    confidence: float = 0.95,
+    feature_pairs: Sequence[Sequence[str]] | None = None,
 ) -> pd.DataFrame:
-    """BISON Table 3 (BISON accuracy + retrieval R@1/R@5 per model) and Table 1 (one model's R@1 errors)."""
-    records: list[tuple[Any, ...]] = []
+    """BISON Table 3 (BISON accuracy + retrieval R@1/R@5 per model), Table 1 (one model's R@1 errors) and Table 7
+    (Table 3's columns for each system of `feature_pairs` on two image towers)."""
     retrieval = metrics.get("retrieval", {})
-    for model in models_of(metrics, "bison"):
-        row = rows.get(model, model)
-        entry = metric_entry(metrics["bison"][model], "bison", f"bison/{model}.json")
-        if entry is not None:
-            records.append(entry_cell("Table 3", "", row, "BISON", entry, model))
-        original = retrieval.get(model, {}).get("metrics", {}).get("original", {})
-        for direction, label in (("t2i", "Image retrieval"), ("i2t", "Caption retrieval")):
-            for k in ("R@1", "R@5"):
-                cell = original.get(direction, {}).get(k)
-                if cell is not None:
-                    records.append(entry_cell("Table 3", "", row, f"{label} {k}", cell, model))
-    # Table 3 prints columns in this order: image R@1, R@5, caption R@1, R@5, BISON
-    order = {"Image retrieval R@1": 0, "Image retrieval R@5": 1, "Caption retrieval R@1": 2,
-             "Caption retrieval R@5": 3, "BISON": 4}  # fmt: skip
-    records.sort(key=lambda r: (r[2], order[r[3]]))
+    records = [
+        r for model in models_of(metrics, "bison") for r in _table3_cells(metrics, model, rows.get(model, model))
+    ]
+    records.sort(key=lambda r: r[2])  # rows by name, each row's columns in the printed order
     if table1_model:
         records += bison_table1_records(retrieval, table1_model, confidence)
+    records += bison_table7_records(metrics, feature_pairs or ())
     records += bison_section6_records(metrics.get(CAPTION_METRICS, {}))
     return long_frame(records)
+
+
+TABLE7_BLOCKS = ("ViT image tower", "ResNet image tower")  # the world's two feature sets (the paper's ResNet-IN and
+# ResNeXt-IG-3.5B): the same recipe trained on the same data with either image tower
+
+
+def table7_system(pair: Sequence[str]) -> str:
+    """A Table 7 row: the system, named by its two models."""
+    return f"{pair[0]} / {pair[1]}"
+
+
+def bison_table7_records(metrics: WorldMetrics, pairs: Sequence[Sequence[str]]) -> list[tuple[Any, ...]]:
+    """BISON Table 7 in the world: each system of `report.bison_feature_pairs` ([ViT-tower model, ResNet-tower
+    model]) in one block per tower, Table 3's columns (retrieval R@1/R@5 on the original positives, BISON)."""
+    records: list[tuple[Any, ...]] = []
+    for pair in pairs:
+        missing = [(b, m) for m in pair for b in ("bison", "retrieval") if m not in metrics.get(b, {})]
+        if missing:
+            raise ValueError(
+                f"report.bison_feature_pairs {list(pair)}: no metrics of {missing}; expected both models scored on "
+                "BISON and retrieval (params.yaml models.<name>.benchmarks)"
+            )
+        for block, model in zip(TABLE7_BLOCKS, pair):
+            records += [(("Table 7", block) + r[2:]) for r in _table3_cells(metrics, model, table7_system(pair))]
+    return records
+
+
+# Table 3 (and 7) print their columns in this order: image R@1, R@5, caption R@1, R@5, BISON
+TABLE3_COLUMNS = (
+    "Image retrieval R@1",
+    "Image retrieval R@5",
+    "Caption retrieval R@1",
+    "Caption retrieval R@5",
+    "BISON",
+)
+
+
+def _table3_cells(metrics: WorldMetrics, model: str, row: str) -> list[tuple[Any, ...]]:
+    """One model's Table 3 cells (retrieval R@1/R@5 on the original positives, BISON accuracy), printed order."""
+    records = []
+    original = metrics.get("retrieval", {}).get(model, {}).get("metrics", {}).get("original", {})
+    for direction, label in (("t2i", "Image retrieval"), ("i2t", "Caption retrieval")):
+        for k in ("R@1", "R@5"):
+            cell = original.get(direction, {}).get(k)
+            if cell is not None:
+                records.append(entry_cell("Table 3", "", row, f"{label} {k}", cell, model))
+    entry = (
+        metric_entry(metrics["bison"][model], "bison", f"bison/{model}.json")
+        if model in metrics.get("bison", {})
+        else None
+    )
+    if entry is not None:
+        records.append(entry_cell("Table 3", "", row, "BISON", entry, model))
+    return records
 
 
 CAPTION_METRICS = "bison_caption_metrics"  # the metrics folder (and params section) of section 6's baseline
@@ -118,7 +166,9 @@ def world_long(
     confidence: float,
 ) -> pd.DataFrame:
     """BISON's world cells (rows named by the mapping; Table 1 for ``report.bison_table1_model``)."""
-    return bison_world_long(metrics, rows, options.get("bison_table1_model"), confidence)
+    return bison_world_long(
+        metrics, rows, options.get("bison_table1_model"), confidence, options.get("bison_feature_pairs")
+    )
 
 
 def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[str, str]:
@@ -129,6 +179,9 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
         "original and the complete-truth positives, which contain them. Number: count; Percentage: Wilson interval.",
         "Table 3": "Image retrieval = text-to-image, Caption retrieval = image-to-text R@K on the world's "
         "test split with the original positives; BISON = accuracy on the world's BISON.",
+        "Table 7": "Each system of report.bison_feature_pairs (its two models named in the row) trained by the "
+        "same recipe on the same data with the ViT image tower and with the ResNet one (the paper: ResNet-IN and "
+        "ResNeXt-IG-3.5B features); Table 3's columns.",
         "Section 6": "Each captioning metric (pycocoevalcap) scores the BISON query against each candidate "
         "image's reference captions (the true image's captions but the query; a seeded draw of the false "
         "image's, as many as bison_caption_metrics.negative_references), text tokenized as the COCO "
