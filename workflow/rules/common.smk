@@ -93,12 +93,18 @@ def get_bison_caption_metrics_params(wildcards):
     return section_json("bison_caption_metrics")
 
 
+def spec_json(name):
+    """A model's spec as a job's params, without `benchmarks`: where a model is scored does not change what it
+    computes, so adding a benchmark to it scores it there and retrains or re-embeds nothing."""
+    return json.dumps({k: v for k, v in MODEL_SPECS[name].items() if k != "benchmarks"}, sort_keys=True)
+
+
 def get_model_spec(wildcards):
-    return json.dumps(MODEL_SPECS[wildcards.model], sort_keys=True)
+    return spec_json(wildcards.model)
 
 
 def get_trained_spec(wildcards):
-    return json.dumps(MODEL_SPECS[wildcards.trained], sort_keys=True)
+    return spec_json(wildcards.trained)
 
 
 def get_checkpoint(wildcards):

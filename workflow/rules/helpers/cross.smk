@@ -81,11 +81,11 @@ def get_claims_metrics(wildcards):
 
 
 def get_cross_spec(wildcards):
-    return json.dumps(MODEL_SPECS[wildcards.cross], sort_keys=True)
+    return spec_json(wildcards.cross)
 
 
 def get_ffnn_spec(wildcards):
-    return json.dumps(MODEL_SPECS[wildcards.ffnn], sort_keys=True)
+    return spec_json(wildcards.ffnn)
 
 
 def get_cross_checkpoint(wildcards):
