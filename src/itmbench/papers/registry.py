@@ -255,7 +255,7 @@ PAPERS: dict[str, Paper] = {
         ("bison", "retrieval"),
         {"table1": "Table 1", "table3": "Table 3", "table7": "Table 7", "section6": "Section 6"},
         ("accuracy",),
-        row_headers={"Section 6": "caption metric"},
+        row_headers={"Section 6": "caption metric", "Table 7": "system"},
         baselines=("bison_caption_metrics",),
         data_figures=("figure4", "figure6", "figure8", "figure9", "figure14"),
         data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
