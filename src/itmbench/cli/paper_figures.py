@@ -329,25 +329,31 @@ def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
 
 
 def cmd_eccv_positives_per_query(args: argparse.Namespace) -> None:
-    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives."""
+    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives, from a
+    benchmark's tables (--bench) or the released association files (--raw; the queries are the eccv files' keys)."""
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.papers.eccv import canonical
     from itmbench.papers.eccv.tables import positives_per_query_long
     from itmbench.report.tables import write_table
 
-    tables = canonical.read(args.bench)
+    if (args.raw is None) == (args.bench is None):
+        raise InputError("give one of --raw (the released files) and --bench (an ECCV benchmark folder)")
+    if args.raw is not None:  # every file read (md5 and key count checked) before any output is written
+        tables, label, where = canonical.read_released(args.raw), SOURCE_LABELS["released"], args.raw
+    else:
+        tables, label, where = canonical.read(args.bench), args.source, args.bench
     try:
         long = positives_per_query_long(tables)
     except ValueError as err:
-        raise InputError(f"{args.bench}: {err}") from err
+        raise InputError(f"{where}: {err}") from err
     out = Path(args.out_csv)
     with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
         write_table(
             long,
             out.with_suffix(""),
-            f"ECCV Caption Figure 3(a) ({args.source}): ECCV queries (cells) by their number of positives (rows) under "
-            "each set of positives and direction (columns)",
+            f"ECCV Caption Figure 3(a) ({label}): ECCV queries (cells) by their number of positives "
+            "(rows) under each set of positives and direction (columns)",
             row_header="positives",
             decimals=0,
         )
@@ -464,7 +470,8 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--out-csv", required=True, help="Figure E.3's table CSV; .md and .tex are written beside it")
     sp.add_argument("--out-ranks", default=None, help="Figure 5's table CSV (the models' ranks under each metric)")
     sp = add("eccv-positives-per-query", cmd_eccv_positives_per_query, "ECCV Figure 3(a)'s numbers")
-    sp.add_argument("--bench", required=True, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--bench", default=None, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--raw", default=None, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     sp = add("eccv-annotator-similarity", cmd_eccv_annotator_similarity, "ECCV Table A.1 (annotator similarity)")
