@@ -87,6 +87,7 @@ INPUTS: dict[str, list[str]] = {
     + ["--out-bias", "{out}-bias.csv"],
     "eccv-annotator-ranks": ["{in}", "--out-csv", "{out}.csv"],
     "eccv-positives-per-query": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "eccv-table2": ["--bench", "{in}", "--out-csv", "{out}.csv"],
     "eccv-annotator-similarity": ["--bench", "{in}", "--embeddings", "a={in}", "--embeddings", "b={in}"]
     + ["--config", "{}", "--out-csv", "{out}.csv"],
     "eccv-answer-shares": ["--bench", "{in}", "--out-csv", "{out}.csv"],

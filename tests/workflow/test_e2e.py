@@ -341,6 +341,7 @@ def test_a_score_parameter_reruns_only_scoring_tables_and_reports(tiny_world_run
         "eccv_annotator_ranks",  # Figure E.3 the metrics, then their drawings
         "eccv_annotator_similarity",  # Tables A.1 and B.2 draw the score section's bootstrap resamples
         "eccv_answer_shares",
+        "eccv_table2",  # Table 2's bootstrap over queries too
         "eccv_figure",
     } | {f"world_{kind}_{paper}" for kind in ("tables", "figures") for paper in WORLD_PAPERS}, rules
     assert [w for r, w in jobs if r == "cxc_figure"] == ["cxc_figure=figure5"]  # Figures 3 and 4 read no score

@@ -315,6 +315,11 @@ def get_cxc_released_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
 
 
+def get_eccv_released_inputs(wildcards):
+    """ECCV's six released association files (its statistics' inputs, Figure 3(a)'s)."""
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["eccv"]]
+
+
 def get_paper_table_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in PAPER_TABLE_KEYS]
 

@@ -1,7 +1,7 @@
 """`itmbench cxc-figure-data`, `cxc-encoder-sts`, `cxc-figure`, `cxc-table1`, `mcic-lambda-search`,
-`eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-annotator-similarity`,
-`eccv-answer-shares`, `eccv-figure`, `bivlc-figure4-data`, `bivlc-figure4`: the papers' figures and
-tables computed from their rated pairs and the models' scores rather than from metrics.
+`eccv-appendix-e`, `eccv-annotator-ranks`, `eccv-positives-per-query`, `eccv-table2`,
+`eccv-annotator-similarity`, `eccv-answer-shares`, `eccv-figure`, `bivlc-figure4-data`, `bivlc-figure4`: the
+papers' figures and tables computed from their rated pairs and the models' scores rather than from metrics.
 
 Computing and drawing are separate commands (and rules): `cxc-figure-data` and `cxc-encoder-sts` write the
 numbers of CxC's Figures 3-5 (tables, CSV/Markdown/LaTeX, and Figure 5's sampled pairs), `cxc-figure`
@@ -329,28 +329,57 @@ def cmd_eccv_annotator_ranks(args: argparse.Namespace) -> None:
 
 
 def cmd_eccv_positives_per_query(args: argparse.Namespace) -> None:
-    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives."""
+    """ECCV Figure 3(a)'s numbers: queries by their number of positives under each set of positives, from a
+    benchmark's tables (--bench) or the released association files (--raw; the queries are the eccv files' keys)."""
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.papers.eccv import canonical
     from itmbench.papers.eccv.tables import positives_per_query_long
     from itmbench.report.tables import write_table
 
-    tables = canonical.read(args.bench)
+    if (args.raw is None) == (args.bench is None):
+        raise InputError("give one of --raw (the released files) and --bench (an ECCV benchmark folder)")
+    if args.raw is not None:  # every file read (md5 and key count checked) before any output is written
+        tables, label, where = canonical.read_released(args.raw), SOURCE_LABELS["released"], args.raw
+    else:
+        tables, label, where = canonical.read(args.bench), args.source, args.bench
     try:
         long = positives_per_query_long(tables)
     except ValueError as err:
-        raise InputError(f"{args.bench}: {err}") from err
+        raise InputError(f"{where}: {err}") from err
     out = Path(args.out_csv)
     with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
         write_table(
             long,
             out.with_suffix(""),
-            f"ECCV Caption Figure 3(a) ({args.source}): ECCV queries (cells) by their number of positives (rows) under "
-            "each set of positives and direction (columns)",
+            f"ECCV Caption Figure 3(a) ({label}): ECCV queries (cells) by their number of positives "
+            "(rows) under each set of positives and direction (columns)",
             row_header="positives",
             decimals=0,
         )
+
+
+def cmd_eccv_table2(args: argparse.Namespace) -> None:
+    """ECCV Table 2 as section 3.3 defines it: the COCO, CxC and PM positives measured by the human-verified pairs."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.eccv import canonical, table2
+    from itmbench.papers.eccv.config import EccvConfig
+    from itmbench.papers.published import load_published
+    from itmbench.params import make_config
+    from itmbench.report.tables import write_table
+
+    cfg = make_config(EccvConfig, args.config)
+    try:
+        per_query = table2.table2_per_query(canonical.read(args.bench), cfg.positive_answers, cfg.pm_zeta)
+    except ValueError as err:
+        raise InputError(f"{args.bench}: {err}") from err
+    cells = table2.table2_cells(per_query, args.n_boot, args.seed, args.confidence)
+    out = Path(args.out_csv)
+    title = table2.table2_title(args.source, cfg.top_k, cfg.positive_answers, args.confidence)
+    with output_set(files=[out.with_suffix(x) for x in (".csv", ".md", ".tex")]):
+        write_table(table2.table2_long(cells, load_published("eccv")), out.with_suffix(""), title, "dataset", 1)
+    log.info("eccv table 2: %s", cells.set_index(["label", "direction", "measure"])["value"].round(2).to_dict())
 
 
 def cmd_eccv_annotator_similarity(args: argparse.Namespace) -> None:
@@ -464,9 +493,16 @@ def add_eccv_commands(add) -> None:
     sp.add_argument("--out-csv", required=True, help="Figure E.3's table CSV; .md and .tex are written beside it")
     sp.add_argument("--out-ranks", default=None, help="Figure 5's table CSV (the models' ranks under each metric)")
     sp = add("eccv-positives-per-query", cmd_eccv_positives_per_query, "ECCV Figure 3(a)'s numbers")
-    sp.add_argument("--bench", required=True, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--bench", default=None, help="an ECCV benchmark folder (data/<source>/eccv)")
+    sp.add_argument("--raw", default=None, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("eccv-table2", cmd_eccv_table2, "ECCV Table 2: COCO, CxC and PM positives by the human-verified pairs")
+    sp.add_argument("--bench", required=True, help="the world's ECCV benchmark folder (data/world/eccv)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `eccv` (or some keys) as JSON")
+    sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
+    add_bootstrap_options(sp)
+    sp.add_argument("--out-csv", required=True, help="Table 2's CSV; .md and .tex are written beside it")
     sp = add("eccv-annotator-similarity", cmd_eccv_annotator_similarity, "ECCV Table A.1 (annotator similarity)")
     sp.add_argument("--bench", required=True, type=Path, help="the world's ECCV benchmark folder (data/world/eccv)")
     sp.add_argument(

@@ -144,3 +144,71 @@ def test_released_test_ids_cover_the_galleries(positives, released) -> None:
     eccv = positives[(positives["source"] == "eccv") & (positives["direction"] == "image_to_caption")]
     outside = eccv[~eccv["caption_id"].isin(ids)]
     assert sorted(zip(outside["image_id"], outside["caption_id"], strict=True)) == [(421999, 467259), (575916, 144675)]
+
+
+# --- Figure 3(a) from the released files ------------------------------------------------------------------------
+
+
+def test_figure3a_of_small_released_files_counts_the_eccv_files_queries(write, tmp_path) -> None:
+    from itmbench.papers.eccv.canonical import released_queries
+    from itmbench.papers.eccv.tables import positives_per_query_long
+
+    files = {
+        "eccv_image_to_caption": {"10": [1, 2, 3, 4, 5, 6], "20": [6, 7, 8, 9, 10, 11, 12]},
+        "eccv_caption_to_image": {"1": [10], "7": [20, 10, 30], "8": [40]},
+        "cxc_image_to_caption": {"10": [1, 2, 3, 4, 5], "20": [7, 8, 9, 10, 11, 12], "30": [7]},  # 30: no query
+        "cxc_caption_to_image": {"1": [10], "7": [20, 30], "99": [30]},  # caption 8 has no CxC positive
+        "original_image_to_caption": {"10": [1, 2, 3, 4, 5], "20": [8, 9, 10, 11, 12], "30": [7, 13, 14, 15, 16]},
+        "original_caption_to_image": {"1": [10], "7": [20], "8": [40], "13": [30]},
+    }
+    for name, content in files.items():
+        write(f"data/{name}.json", json.dumps(content))
+    positives = load_eccv_positives(tmp_path / "data")
+    queries = released_queries(positives)
+    assert queries.groupby("direction")["query_id"].apply(list).to_dict() == {
+        "caption_to_image": [1, 7, 8],
+        "image_to_caption": [10, 20],
+    }
+    long = positives_per_query_long({"positives": positives, "queries": queries})
+    counts = {(c, n): v for c, n, v in zip(long["column"], long["n_positives"], long["value"], strict=True) if v}
+    assert counts == {
+        ("eccv i2t", 6): 1,
+        ("eccv i2t", 7): 1,
+        ("cxc i2t", 5): 1,
+        ("cxc i2t", 6): 1,
+        ("original i2t", 5): 2,
+        ("eccv t2i", 1): 2,
+        ("eccv t2i", 3): 1,
+        ("cxc t2i", 0): 1,
+        ("cxc t2i", 1): 1,
+        ("cxc t2i", 2): 1,
+        ("original t2i", 1): 3,
+    }
+
+
+def test_figure3a_from_the_mirror_matches_a_naive_count_of_the_json(mirror_dir, tmp_path) -> None:
+    from collections import Counter
+
+    from itmbench.cli import main
+    from itmbench.sources.fetch import raw_path
+
+    out = tmp_path / "tables" / "figure3.csv"
+    assert main(["eccv-positives-per-query", "--raw", str(mirror_dir), "--out-csv", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert "(released files)" in out.with_suffix(".md").read_text().splitlines()[0]
+    documents = {
+        (source, direction): json.loads(raw_path(f"eccv_{source}_{direction}", mirror_dir).read_text())
+        for source in ("eccv", "cxc", "original")
+        for direction in ("image_to_caption", "caption_to_image")
+    }
+    for direction, short in (("image_to_caption", "i2t"), ("caption_to_image", "t2i")):
+        queries = list(documents[("eccv", direction)])  # the paper's queries: the eccv file's keys
+        for source in ("eccv", "cxc", "original"):
+            naive = Counter(len(documents[(source, direction)].get(q, [])) for q in queries)
+            column = table[table["column"] == f"{source} {short}"]
+            got = {int(n): int(v) for n, v in zip(column["n_positives"], column["value"], strict=True) if v}
+            assert got == dict(naive), (source, direction)
+    png = tmp_path / "figures" / "figure3.png"
+    argv = ["eccv-figure", "--figure", "figure3", "--data", str(out), "--source", "released", "--out-png", str(png)]
+    assert main(argv) == 0
+    assert png.stat().st_size > 1000 and png.with_suffix(".pdf").exists()

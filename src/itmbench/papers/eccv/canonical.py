@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import read_parquet_file, write_parquet
-from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES
+from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES, load_released_positives
 
 I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
 SHORT = {I2T: "i2t", T2I: "t2i"}
@@ -80,6 +80,24 @@ def _sort_positives(df: pd.DataFrame) -> pd.DataFrame:
     )
     order = order.sort_values(["_s", "_d", "_q", "_t"], kind="stable", ignore_index=True)
     return order[POSITIVE_COLUMNS].astype(SCHEMA)
+
+
+def released_queries(positives: pd.DataFrame) -> pd.DataFrame:
+    """The queries of released ECCV positives: the query ids of source 'eccv' per direction, sorted (the keys of the
+    package's eccv_*.json: 1,261 images and 1,332 captions)."""
+    frames = []
+    for direction in DIRECTIONS:
+        sub = positives[(positives["source"] == "eccv") & (positives["direction"] == direction)]
+        col = "image_id" if direction == I2T else "caption_id"
+        frames.append(pd.DataFrame({"direction": direction, "query_id": np.unique(sub[col].to_numpy(np.int64))}))
+    return pd.concat(frames, ignore_index=True).astype(QUERY_COLUMNS)
+
+
+def read_released(folder: str | Path) -> dict[str, pd.DataFrame]:
+    """The positives and queries tables of the package's association files in a folder in the mirror layout
+    (`released.load_released_positives`; each file's md5 and key count checked)."""
+    positives = load_released_positives(folder)
+    return {"positives": positives, "queries": released_queries(positives)}
 
 
 # --- files -----------------------------------------------------------------------------------------

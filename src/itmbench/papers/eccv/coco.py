@@ -54,12 +54,7 @@ def from_released(raw_dir: str | Path, items: CocoItems, cfg: NoConfig) -> Relea
             ]
             frames.append(pos)
     positives = eccv._sort_positives(pd.concat(frames, ignore_index=True))
-    queries = []
-    for direction in DIRECTIONS:
-        sub = positives[(positives["source"] == "eccv") & (positives["direction"] == direction)]
-        col = "image_id" if direction == eccv.I2T else "caption_id"
-        queries.append(pd.DataFrame({"direction": direction, "query_id": np.unique(sub[col].to_numpy(np.int64))}))
-    query_df = pd.concat(queries, ignore_index=True).astype(eccv.QUERY_COLUMNS)
+    query_df = eccv.released_queries(positives)
     table = items_table(("image", image_ids), ("caption", caption_ids)).astype(eccv.ITEM_COLUMNS)
     counts = query_df.groupby("direction", sort=False).size().to_dict()
     stages = [(d, "queries", int(counts.get(d, 0))) for d in DIRECTIONS] + sorted(

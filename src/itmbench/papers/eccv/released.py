@@ -32,7 +32,7 @@ from itmbench.sources._common import (
     read_json_file,
     typed_frame,
 )
-from itmbench.sources.released import check_count, check_released
+from itmbench.sources.released import check_count, check_released, resolve
 
 SOURCES = ("eccv", "cxc", "original")
 DIRECTIONS = ("image_to_caption", "caption_to_image")
@@ -108,6 +108,17 @@ def load_eccv_positives(
         read_association_json(Path(folder) / f"{source}_{direction}.json", source, direction)
         for source in sources
         for direction in directions
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def load_released_positives(folder: str | os.PathLike) -> pd.DataFrame:
+    """The six association files from a folder in the mirror layout (data/raw or a mirror), found by their registry
+    keys (eccv_<source>_<direction>), concatenated in one long table; a missing file names its key and path."""
+    frames = [
+        read_association_json(resolve(f"eccv_{source}_{direction}", folder, must_exist=True), source, direction)
+        for source in SOURCES
+        for direction in DIRECTIONS
     ]
     return pd.concat(frames, ignore_index=True)
 

@@ -9,7 +9,6 @@ import pandas as pd
 from itmbench.papers.eccv import released as eccv_source
 from itmbench.papers.statistics import compare_with_published, load_published, regenerated_frame
 from itmbench.sources._common import INT, STRING, typed_frame
-from itmbench.sources.released import resolve
 
 # What is known about each published number the files do not reproduce, keyed (table, row, column).
 NOTES: dict[tuple[str, str, str], str] = {
@@ -130,11 +129,4 @@ def eccv_statistics(positives: pd.DataFrame) -> pd.DataFrame:
 
 def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
     """Regenerate the paper's dataset statistics from the released files in a mirror folder."""
-    frames = [
-        eccv_source.read_association_json(
-            resolve(f"eccv_{source}_{direction}", mirror, must_exist=True), source, direction
-        )
-        for source in eccv_source.SOURCES
-        for direction in eccv_source.DIRECTIONS
-    ]
-    return eccv_statistics(pd.concat(frames, ignore_index=True))
+    return eccv_statistics(eccv_source.load_released_positives(mirror))
