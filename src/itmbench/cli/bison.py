@@ -23,7 +23,7 @@ SOURCE_LABELS = {"world": "world", "coco": "coco source"}
 ANALOGUE_NOTE = (
     "; in its place Tuple F1, the world's SPICE analogue and not SPICE: F1 of the caption's object, attribute "
     "and relation tuples, read by the world's own parser, against the union of its references' (a caption the "
-    "grammar cannot read scores 0), x100"
+    "grammar cannot read scores 0)"
 )
 GROUPS = {"split": "all captions of the split", "bison": "BISON queries"}
 
