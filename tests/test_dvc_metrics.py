@@ -84,9 +84,12 @@ def test_the_coco_source_lists_its_own_models() -> None:
     assert "results/coco/metrics/retrieval/coca.json" in files
     models = [f for f in files if Path(f).parent.name != "bison_caption_metrics"]
     assert {Path(f).stem for f in models} == {"vit", "coca"}
-    # BISON's caption-metric baseline is no model: one file per metric of its section (defaults: all three)
+    # BISON's caption-metric baseline is no model: one file per metric of its section (defaults: all four), but
+    # the world's SPICE analogue (tuple_f1) reads the world's captions only: not on COCO
     baseline = sorted(set(files) - set(models))
     assert baseline == [f"results/coco/metrics/bison_caption_metrics/{m}.json" for m in ("bleu4", "cider_d", "meteor")]
+    world = plan.metrics_files({**params, "source": "world"})
+    assert "results/world/metrics/bison_caption_metrics/tuple_f1.json" in world
     params["bison_caption_metrics"] = {"metrics": ["cider_d"]}
     assert [f for f in plan.metrics_files(params) if "caption" in f] == [
         "results/coco/metrics/bison_caption_metrics/cider_d.json"

@@ -283,13 +283,17 @@ def _caption_metric(metric: str, value: float) -> dict:
 
 def test_bison_section6_lays_out_the_caption_metric_baseline(tmp_path: Path) -> None:
     metrics = _metrics()
-    metrics["bison_caption_metrics"] = {m: _caption_metric(m, v) for m, v in
-                                        (("meteor", 83.5), ("bleu4", 70.5), ("cider_d", 90.0))}  # fmt: skip
+    values = (("meteor", 83.5), ("bleu4", 70.5), ("cider_d", 90.0), ("tuple_f1", 95.0))
+    metrics["bison_caption_metrics"] = {m: _caption_metric(m, v) for m, v in values}
     out = world_comparison("bison", metrics, {})
     section6 = out[out["table"] == "Section 6"]
     assert set(section6["block"]) == {"Caption-metric baseline"} and set(section6["column"]) == {"BISON accuracy"}
     # rows in the printed order, each beside its published value; SPICE printed, not regenerated here
-    assert section6["row"].tolist() == ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]
+    # the world's SPICE analogue is a row of its own, under SPICE's: SPICE keeps its printed value alone
+    analogue = "Tuple F1 (world SPICE analogue)"
+    assert section6["row"].tolist() == ["BLEU-4", "CIDEr-D", "METEOR", "SPICE", analogue]  # beside SPICE
+    tuple_f1 = _cell(out, "Section 6", analogue, "BISON accuracy", block="Caption-metric baseline")
+    assert (tuple_f1["value"], tuple_f1["model"]) == (95.0, "tuple_f1") and np.isnan(tuple_f1["published"])
     bleu = _cell(out, "Section 6", "BLEU-4", "BISON accuracy", block="Caption-metric baseline")
     assert (bleu["value"], bleu["published"], bleu["model"]) == (70.5, 70.73, "bleu4")
     assert bleu["difference"] == pytest.approx(70.5 - 70.73)
@@ -307,7 +311,7 @@ def test_bison_section6_lays_out_the_caption_metric_baseline(tmp_path: Path) -> 
         files.append(path)
     write_world_paper_tables("bison", files, tmp_path / "t")
     md = (tmp_path / "t" / "section6.md").read_text()
-    assert "| caption metric | BISON accuracy |" in md and "CoreNLP" in md
+    assert "| caption metric | BISON accuracy |" in md and "CoreNLP" in md and "a stand-in for SPICE, not SPICE" in md
     assert "| BLEU-4 ← bleu4 | 70.50 (68.50–72.50) \\| 70.73 \\| -0.23 |" in md
     assert (tmp_path / "t" / "section6.tex").exists() and (tmp_path / "t" / "section6.csv").exists()
     metrics["bison_caption_metrics"]["rouge"] = _caption_metric("rouge", 60.0)

@@ -19,6 +19,12 @@ from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int
 log = logging.getLogger("itmbench")
 
 SOURCE_LABELS = {"world": "world", "coco": "coco source"}
+# the titles' note where bison_caption_metrics lists tuple_f1 (itmbench.metrics.tuple_f1)
+ANALOGUE_NOTE = (
+    "; in its place Tuple F1, the world's SPICE analogue and not SPICE: F1 of the caption's object, attribute "
+    "and relation tuples, read by the world's own parser, against the union of its references' (a caption the "
+    "grammar cannot read scores 0)"
+)
 GROUPS = {"split": "all captions of the split", "bison": "BISON queries"}
 
 
@@ -247,7 +253,7 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
         f"{section['split']} split scored by pycocoevalcap against the image's captions (BLEU-4: corpus; CIDEr-D: "
         "mean over images, IDF over the split; METEOR: mean over images), x100, "
         f"{100 * score['confidence']:g}% bootstrap intervals over images; BISON: its accuracy (Wilson). "
-        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})" + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
     with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
         write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="system", decimals=2)
@@ -288,6 +294,7 @@ def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
         f"{level} percentile bootstrap intervals, the share of instances per bin ({bins} equal bins over "
         f"[0, the metric's largest score]; edges in the CSV's bin_lo and bin_hi; {level} Wilson intervals) and the "
         f"difference of the means (stratified bootstrap). SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+        + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
     out = Path(args.out_csv)
     extra = [Path(args.out_caption_scores)] if args.out_caption_scores else []
@@ -350,7 +357,7 @@ def cmd_bison_figure4_data(args: argparse.Namespace) -> None:
         + ", ".join(METRIC_NAMES[m] for m in metrics)
         + f", each divided by its largest over the captioner's captions; {figure['bins']} equal bins over [0, 1]) and "
         f"the averages beside the printed ones (UpDown on COCO val), {level} percentile bootstrap intervals. "
-        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+        f"SPICE: not possible here ({NOT_POSSIBLE['spice']})" + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
     out = Path(args.out_csv)
     with output_set(folders=[out.parent]):  # .csv, .md, .tex together or not at all

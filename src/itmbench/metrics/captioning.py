@@ -20,6 +20,9 @@ called directly).
 - SPICE is not offered (`NOT_POSSIBLE`): pycocoevalcap's ``Spice`` downloads Stanford CoreNLP 3.6.0
   and its models from the Stanford NLP site on first use, and no package of the registries these
   machines reach (PyPI, Debian) ships them.
+- ``tuple_f1``: the world's SPICE analogue (`itmbench.metrics.tuple_f1`, not pycocoevalcap): F1 of the
+  candidate's object, attribute and relation tuples, read by the world's own parser, against the union of
+  its references'. It reads the world's captions only (`WORLD_ONLY`): on another source it is not computed.
 
 Text is tokenized as the COCO evaluation does before scoring: Stanford's PTBTokenizer with
 ``-lowerCase``, then the punctuation tokens of pycocoevalcap's list dropped. That tokenizer is Java;
@@ -44,14 +47,31 @@ from itmbench.errors import InputError
 if TYPE_CHECKING:  # numpy loads when scores are computed: the CLI's parser imports this module's names
     import numpy as np
 
-METRICS: tuple[str, ...] = ("bleu4", "cider_d", "meteor")
-METRIC_NAMES: dict[str, str] = {"bleu4": "BLEU-4", "cider_d": "CIDEr-D", "meteor": "METEOR", "rouge_l": "ROUGE-L"}
+METRICS: tuple[str, ...] = ("bleu4", "cider_d", "meteor", "tuple_f1")
+METRIC_NAMES: dict[str, str] = {
+    "bleu4": "BLEU-4",
+    "cider_d": "CIDEr-D",
+    "meteor": "METEOR",
+    "rouge_l": "ROUGE-L",
+    "tuple_f1": "Tuple F1 (world SPICE analogue)",
+}
 # scored by `caption_metric_scores` too, but not offered to BISON's caption metrics (params bison_caption_metrics)
 OTHER_METRICS: tuple[str, ...] = ("rouge_l",)
 NOT_POSSIBLE: dict[str, str] = {
     "spice": "pycocoevalcap's SPICE downloads Stanford CoreNLP 3.6.0 and its models from the Stanford NLP "
     "site on first use; no PyPI or Debian package ships them, and no other host can be reached here",
 }
+# metrics computed on the world's captions only (metric -> why): the others run on every source
+WORLD_ONLY: dict[str, str] = {
+    "tuple_f1": "the world's SPICE analogue reads captions with the world's grammar (world/parse.py); "
+    "COCO's captions are free text it cannot read",
+}
+
+
+def metrics_on_source(metrics: Sequence[str], source: str) -> list[str]:
+    """The metrics of `metrics` computed on `source` (`WORLD_ONLY` ones on the world alone), in their order."""
+    return [m for m in metrics if source == "world" or m not in WORLD_ONLY]
+
 
 # pycocoevalcap.tokenizer.ptbtokenizer.PUNCTUATIONS: the tokens its PTBTokenizer drops
 PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-"]
@@ -145,7 +165,8 @@ def java_available() -> bool:
 def caption_metric_scores(metric: str, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
     """pycocoevalcap's per-entry score of candidates[i] against references[i] (tokenized text), in one call.
 
-    For ``cider_d`` the IDF corpus is the reference sets of these entries, one document each.
+    For ``cider_d`` the IDF corpus is the reference sets of these entries, one document each. ``tuple_f1`` is
+    not pycocoevalcap's: `itmbench.metrics.tuple_f1.tuple_f1_scores`.
     """
     import numpy as np
 
@@ -161,6 +182,10 @@ def caption_metric_scores(metric: str, candidates: Sequence[str], references: Se
             raise ValueError(f"entry {i}: no reference caption; every candidate needs at least one")
     if len(candidates) == 0:
         return np.zeros(0, dtype=np.float64)
+    if metric == "tuple_f1":
+        from itmbench.metrics.tuple_f1 import tuple_f1_scores
+
+        return tuple_f1_scores(candidates, references)
     gts = {i: list(refs) for i, refs in enumerate(references)}
     res = {i: [cand] for i, cand in enumerate(candidates)}
     if metric == "bleu4":

@@ -101,7 +101,7 @@ def metrics_files(params: Mapping[str, Any]) -> list[str]:
     files = [f"results/{source}/metrics/{b}/{m}.json" for b in benchmarks() for m in scored_models(b, specs, gallery)]
     for name, entry in PAPERS.items():
         filled = {s: {**section_defaults(s), **params.get(s, {})} for s in entry.baselines}
-        files += baseline_metrics_files(name, filled, f"results/{source}")
+        files += baseline_metrics_files(name, filled, f"results/{source}", source)
     return sorted(files)
 
 

@@ -313,10 +313,17 @@ PAPERS: dict[str, Paper] = {
 }
 
 
-def baseline_metrics_files(name: str, params: Mapping[str, Any], results: str) -> list[str]:
+def baseline_metrics_files(name: str, params: Mapping[str, Any], results: str, source: str) -> list[str]:
     """The metrics files of a paper's baselines (`Paper.baselines`) under `results` (results/<source>), from
-    params whose baseline sections carry their `metrics` (defaults filled)."""
-    return [f"{results}/metrics/{s}/{m}.json" for s in paper(name).baselines for m in params[s]["metrics"]]
+    params whose baseline sections carry their `metrics` (defaults filled): those computed on `source`
+    (`metrics.captioning.metrics_on_source`: the world's SPICE analogue on the world only)."""
+    from itmbench.metrics.captioning import metrics_on_source
+
+    return [
+        f"{results}/metrics/{s}/{m}.json"
+        for s in paper(name).baselines
+        for m in metrics_on_source(params[s]["metrics"], source)
+    ]
 
 
 def paper(name: str) -> Paper:

@@ -186,3 +186,40 @@ def test_the_command_refuses_spice_and_bad_params(world_bison, tmp_path, capsys)
     argv += [str(bad), "--config", "{}", "--score", "{}", "--out", str(tmp_path / "o.parquet")]
     assert main([*argv, "--metrics", str(tmp_path / "o.json")]) == 2
     assert "text" in capsys.readouterr().err
+
+
+def test_tuple_f1_scores_each_instance_on_its_reference_sets() -> None:
+    """The world's SPICE analogue through the BISON path = tuple_f1 of the tokenized query on each reference set."""
+    from itmbench.metrics.tuple_f1 import tuple_f1_scores
+
+    out = score_caption_metric(ANN, CAPTIONS, "tuple_f1", CFG)
+    refs = reference_sets(ANN, CAPTIONS, CFG)
+    query = ["a red circle above a blue square", "a red circle", "a green triangle"]
+    lower = (
+        [[r.lower() for r in rs] for rs in refs["references_true"]],
+        [[r.lower() for r in rs] for rs in refs["references_false"]],
+    )
+    np.testing.assert_array_equal(out["score_true"].to_numpy(), tuple_f1_scores(query, lower[0]))
+    np.testing.assert_array_equal(out["score_false"].to_numpy(), tuple_f1_scores(query, lower[1]))
+    # instance 0 by hand: its true image's four other captions hold the query's five tuples and one more,
+    # (square, below, circle) of 'a blue square below a red circle': P 1, R 5/6
+    assert out["score_true"].iloc[0] == pytest.approx(2 * (5 / 6) / (1 + 5 / 6))
+
+
+def test_the_command_scores_tuple_f1_on_the_world_and_refuses_free_text(world_bison, tmp_path, capsys) -> None:
+    assert _run(world_bison, "tuple_f1", tmp_path) == 0
+    doc = json.loads((tmp_path / "tuple_f1.json").read_text())
+    assert doc["caption_metric"] == "tuple_f1" and "not SPICE" in doc["scorer"]
+    assert doc["metrics"]["bison"]["n"] == len(pd.read_parquet(tmp_path / "tuple_f1.parquet"))
+    # COCO's captions are free text the world's grammar cannot read: refused (exit 2), nothing written
+    coco = tmp_path / "coco"
+    (coco / "items").mkdir(parents=True)
+    captions = pd.read_parquet(world_bison / "items" / "captions.parquet")
+    write_parquet(coco / "items" / "captions.parquet", captions.assign(text="A man riding a horse on a beach."))
+    (coco / "bison").symlink_to(world_bison / "bison")
+    out = tmp_path / "coco_out"
+    assert _run(coco, "tuple_f1", out) == 2
+    err = capsys.readouterr().err
+    assert "is a caption of the world's grammar" in err and "source=world only" in err
+    assert not out.exists() or not list(out.iterdir())
+    assert _run(coco, "bleu4", out) == 0  # the pycocoevalcap metrics read any text

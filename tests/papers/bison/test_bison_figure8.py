@@ -143,16 +143,24 @@ def test_the_commands_write_the_table_and_a_deterministic_figure(tmp_path, capsy
     BISON.to_parquet(tmp_path / "bison.parquet")
     CAPTIONS.to_parquet(tmp_path / "captions.parquet")
     argv = ["bison-figure8-data", "--generated", f"coca={tmp_path / 'gen.parquet'}", "--captions"]
-    argv += [str(tmp_path / "captions.parquet"), "--caption-metrics", '{"metrics": ["bleu4", "cider_d"]}']
+    argv += [str(tmp_path / "captions.parquet"), "--caption-metrics", '{"metrics": ["bleu4", "cider_d", "tuple_f1"]}']
     argv += ["--figure-config", '{"bins": 5}', "--score", '{"n_boot": 50}']
     rc = main([*argv, "--out-csv", str(tmp_path / "bad.csv")])  # no --scores for the captioner
     assert rc == EXIT_INPUT and "--scores" in capsys.readouterr().err and not (tmp_path / "bad.csv").exists()
     argv += ["--scores", f"coca={tmp_path / 'bison.parquet'}"]
     assert main([*argv, "--out-csv", str(tmp_path / "t/figure8.csv")]) == 0
     table = pd.read_csv(tmp_path / "t/figure8.csv")
-    assert len(table[table["statistic"] == "bin"]) == 2 * 2 * 5
+    assert len(table[table["statistic"] == "bin"]) == 3 * 2 * 5
     md = (tmp_path / "t/figure8.md").read_text()
     assert "SPICE: not possible here" in md and "coca: BLEU-4 correct - incorrect" in md
+    # the world's SPICE analogue is a panel of its own, named as such. By hand: image 10's caption is its first
+    # reference (the same tuples; the second is not the grammar's): 100; image 11's 'a green circle' shares only
+    # (circle) with the union of its references' 6 tuples: P 1/2, R 1/6, F1 1/4; images 12 and 13's captions
+    # are not the grammar's: 0. Correct instances: images 10, 10, 12; incorrect: 11, 13
+    assert "Tuple F1, the world's SPICE analogue and not SPICE" in md
+    analogue = table[(table["metric"] == "tuple_f1") & (table["statistic"] == "mean")].set_index("group")["value"]
+    assert analogue["correct"] == pytest.approx((100 + 100 + 0) / 3)
+    assert analogue["incorrect"] == pytest.approx((25 + 0) / 2)
     outputs = []
     for out in ("f1", "f2"):
         png = tmp_path / out / "figure8.png"

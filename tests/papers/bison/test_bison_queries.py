@@ -333,7 +333,8 @@ def test_table4_metrics_are_pycocoevalcaps_and_lie_under_the_printed_rows():
     from itmbench.papers.bison import captioning
 
     generated = pd.DataFrame({"image_id": [1, 2, 3], "caption": ["a red circle", "a red circle", "a purple hexagon"]})
-    cells = captioning.metric_cells(generated, TEST, ["bleu4", "cider_d"], n_boot=50, seed=0, confidence=0.95)
+    metrics = ["bleu4", "cider_d", "tuple_f1"]
+    cells = captioning.metric_cells(generated, TEST, metrics, n_boot=50, seed=0, confidence=0.95)
     refs = {i: [t for t in TEST.loc[TEST["image_id"] == img, "text"]] for i, img in enumerate([1, 2, 3])}
     res = {i: [c] for i, c in enumerate(generated["caption"])}
     bleu, _ = Bleu(4).compute_score(refs, res, verbose=0)
@@ -345,8 +346,14 @@ def test_table4_metrics_are_pycocoevalcaps_and_lie_under_the_printed_rows():
     published = {b: published_wide("bison", "Table 4", b) for b in ("Cross-entropy loss", "")}
     long = captioning.table4_long({"coca": cells}, {"coca": doc}, published, {"coca": "Captioner"})
     world = long[long["row"] == "world: Captioner"].set_index("column")
-    assert list(world.index) == ["BLEU-4", "CIDEr", "SPICE", "METEOR", "BISON"]
+    analogue = "Tuple F1 (world SPICE analogue)"  # beside the printed SPICE, in a column of its own
+    assert list(world.index) == ["BLEU-4", "CIDEr", "SPICE", analogue, "METEOR", "BISON"]
     assert np.isnan(world.loc["SPICE", "value"]) and np.isnan(world.loc["METEOR", "value"])
+    # by hand: 'a red circle' has 2 tuples, both among image 1's captions' 5 (P 1, R 2/5: F1 4/7) and image 2's 8
+    # (F1 2/5); 'a purple hexagon' 2, both among image 3's 3 (hexagon; purple, small): F1 4/5; mean over images x100
+    assert world.loc[analogue, "value"] == pytest.approx(100 * (4 / 7 + 2 / 5 + 4 / 5) / 3)
+    assert world.loc[analogue, "lo"] <= world.loc[analogue, "value"] <= world.loc[analogue, "hi"]
+    assert analogue not in set(long.loc[long["source"] == "printed", "column"])  # the printed systems have SPICE
     assert (world.loc["BISON", "value"], world.loc["BISON", "lo"]) == (88.0, 85.0)
     printed = long.set_index(["row", "column"])
     assert printed.loc[("Cross-entropy loss: UpDown", "CIDEr"), "value"] == 105.40

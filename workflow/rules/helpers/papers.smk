@@ -14,7 +14,7 @@ def get_world_paper_metrics(paper):
     """The metrics files a paper's world tables read (BISON also reads the retrieval benchmark's, and its
     caption-metric baseline's)."""
     models = [f"{RESULTS}/metrics/{b}/{m}.json" for b in PAPER_BENCHMARKS[paper] for m in scored_models(b)]
-    return models + baseline_metrics_files(paper, config, RESULTS)
+    return models + baseline_metrics_files(paper, config, RESULTS, SOURCE)
 
 
 def get_world_figure_metrics(paper):

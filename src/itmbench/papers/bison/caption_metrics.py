@@ -15,7 +15,11 @@ Here, per instance and metric (`score_caption_metric`):
   ``bison_id`` (``seed``), so an instance's draw does not depend on the others; every caption the
   captions table holds for the image is a candidate reference (the world's test split, or COCO);
 - text is tokenized with `itmbench.metrics.captioning.ptb_tokenize` (the COCO evaluation's
-  PTBTokenizer, in Python) and scored by pycocoevalcap (`caption_metric_scores`);
+  PTBTokenizer, in Python) and scored by pycocoevalcap (`caption_metric_scores`), or, for SPICE's place,
+  by ``tuple_f1``, the world's SPICE analogue (`itmbench.metrics.tuple_f1`: F1 of the query's object,
+  attribute and relation tuples against the union of the references', read by the world's parser); it
+  reads the world's captions only, so on source=coco the workflow does not plan it
+  (`metrics.captioning.WORLD_ONLY`) and the command refuses captions none of which parses;
 - CIDEr-D's IDF corpus is every reference set of the evaluation, one document per (instance, image):
   the 2n sets scored in one pycocoevalcap call, which is how the COCO evaluation code computes it
   (over the reference sets of the images it is given) and how the paper's numbers would come out of
@@ -48,6 +52,7 @@ from itmbench.metrics.captioning import (
 from itmbench.papers.bison.config import BisonCaptionMetricsConfig
 from itmbench.papers.bison.score import summarize
 
+TUPLE_F1_SCORER = "itmbench.metrics.tuple_f1: tuples read by itmbench.world.parse, not SPICE"
 NO_PREDICTION = -1  # a tie: neither image is picked
 CAPTION_COLUMNS = ("caption_id", "image_id", "text")
 PREDICTION_COLUMNS = [
@@ -177,7 +182,9 @@ def caption_metric_summary(
     out = {
         **summary,
         "benchmark": "bison",
-        "scorer": f"caption metric {METRIC_NAMES[metric]} (pycocoevalcap {pycocoevalcap_version()})",
+        "scorer": f"caption metric {METRIC_NAMES[metric]} ("
+        + (TUPLE_F1_SCORER if metric == "tuple_f1" else f"pycocoevalcap {pycocoevalcap_version()}")
+        + ")",
         "caption_metric": metric,
         "references": {
             "positive": "every caption of the true image but the query",

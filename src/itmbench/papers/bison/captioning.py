@@ -10,8 +10,11 @@ Decisions where the paper is silent or the world differs (stated in the table's 
   its references. BLEU-4 is the corpus score (as the COCO evaluation reports it); CIDEr-D is the mean of the
   per-image scores with the IDF over the split's reference sets (what the COCO evaluation computes);
   METEOR is the mean of the per-image scores (the COCO evaluation's aggregate is Meteor's own corpus
-  statistic, close to it). SPICE is not possible here (`NOT_POSSIBLE`). Intervals: percentile bootstrap
-  over images (BLEU-4 recomputed on each resample; CIDEr-D and METEOR the resampled mean).
+  statistic, close to it). SPICE is not possible here (`NOT_POSSIBLE`); beside its printed column, the world
+  captioners have the mean per-image Tuple F1, the world's SPICE analogue (`itmbench.metrics.tuple_f1`: the
+  caption's object, attribute and relation tuples against the union of its image's captions' tuples; a
+  caption the grammar cannot read scores 0), in a column of its own. Intervals: percentile bootstrap over
+  images (BLEU-4 recomputed on each resample; CIDEr-D, METEOR and Tuple F1 the resampled mean).
 - **BISON.** The captioner's BISON accuracy as the benchmark scores it (mean token log-likelihood), with its
   Wilson interval, from its metrics file.
 """
@@ -37,7 +40,13 @@ from itmbench.papers.world_cells import metric_entry
 
 GENERATED_COLUMNS = ("image_id", "caption")
 # Table 4's printed columns, in order, and the metric of each
-TABLE4_COLUMNS = {"BLEU-4": "bleu4", "CIDEr": "cider_d", "SPICE": "spice", "METEOR": "meteor"}
+TABLE4_COLUMNS = {
+    "BLEU-4": "bleu4",
+    "CIDEr": "cider_d",
+    "SPICE": "spice",  # the printed systems' only: not possible here
+    METRIC_NAMES["tuple_f1"]: "tuple_f1",  # the world captioners' only, beside SPICE: its analogue, not SPICE
+    "METEOR": "meteor",
+}
 
 
 def references_of(captions: pd.DataFrame, image_ids: np.ndarray, source: str) -> list[list[str]]:
@@ -114,7 +123,8 @@ def table4_long(
 # against that image's references; Figure 8 shows the two distributions per metric. Here: the captioner's own
 # BISON predictions (its per-instance scores: a tie is wrong), its greedy caption of each image of the split
 # scored as in Table 4 (each image's captions as references, CIDEr-D's IDF over the split's reference sets; BLEU-4
-# per caption, pycocoevalcap's sentence score), x100. SPICE is not possible here (`NOT_POSSIBLE`).
+# per caption, pycocoevalcap's sentence score), x100. SPICE is not possible here (`NOT_POSSIBLE`); its world
+# analogue Tuple F1 (`itmbench.metrics.tuple_f1`) is one more metric where bison_caption_metrics lists it.
 
 BISON_SCORE_COLUMNS = ("bison_id", "true_image_id", "correct")
 FIGURE8_GROUPS = ("correct", "incorrect")

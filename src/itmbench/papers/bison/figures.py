@@ -167,7 +167,8 @@ def figure8(frame, source: str):
         ax.legend(loc="upper right", fontsize=6)
     fig.suptitle(
         f"BISON Figure 8 ({source}): captioning scores of correct and incorrect BISON predictions "
-        "(SPICE: not possible here, its Stanford CoreNLP models cannot be installed)",
+        "(SPICE: not possible here, its Stanford CoreNLP models cannot be installed"
+        + ("; Tuple F1 is the world's SPICE analogue, not SPICE)" if "tuple_f1" in metrics else ")"),
         fontsize=8,
     )
     fig.tight_layout()
@@ -215,7 +216,10 @@ def figure4(frame, source: str):
         ax.set_ylabel(f"{panel} (1-5)")
         ax.set_title(f"BISON Figure 4 ({source}): {panel}", fontsize=9)
         ax.legend(fontsize=6, loc="best")
-    fig.suptitle("rated by the world's truth (detailedness without the image); SPICE: not possible here", fontsize=8)
+    analogue = "; Tuple F1: the world's SPICE analogue" if (frame["metric"].astype(str) == "tuple_f1").any() else ""
+    fig.suptitle(
+        f"rated by the world's truth (detailedness without the image); SPICE: not possible here{analogue}", fontsize=8
+    )
     fig.tight_layout()
     return fig
 

@@ -23,7 +23,9 @@ the averages are 3.266 and 2.203. Here (decisions where the paper is silent or t
   the captions in each bin with a percentile bootstrap interval, and the overall average beside the printed one.
   The paper reads its figure as "captioning scores do not correlate with the correctness of generated captions
   very well": Spearman's rank correlation of each rating with each score says the same in numbers.
-  SPICE is not possible here (`metrics.captioning.NOT_POSSIBLE`).
+  SPICE is not possible here (`metrics.captioning.NOT_POSSIBLE`); its world analogue, Tuple F1
+  (`metrics.tuple_f1`), is one of the scores where bison_caption_metrics lists it. It reads the caption with
+  the same parser as the ratings do, so its correlation with correctness is in part by construction.
 """
 
 from __future__ import annotations
