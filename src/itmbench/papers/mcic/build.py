@@ -331,8 +331,8 @@ def pv_point_of(choice: Mapping[str, Any] | None, cfg: MCICConfig) -> tuple[int,
     if choice is None:
         point = cfg.single_pv_point()
         if point is None:
-            raise ValueError(
-                f"mcic build: pv_grid {cfg.pv_grid} has several points and no OPTIMIZE-PV choice was given "
+            raise InputError(
+                f"mcic build: params mcic.pv_grid {cfg.pv_grid} has several points and no OPTIMIZE-PV choice was given "
                 "(rule mcic_optimize_pv; build-benchmark --input pv_choice=JSON)"
             )
         return point
