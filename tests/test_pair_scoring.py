@@ -49,7 +49,13 @@ def built(world):
     return {
         "bison": bison_build.build(world, make_config(BisonConfig, vector_size=16, epochs=3), world_cfg=WCFG),
         "mcic": mcic_build.build(
-            world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+            world,
+            make_config(
+                MCICConfig,
+                pv_grid={"vector_size": [64], "epochs": [10]},
+                neighbourhood=30,
+                relation_margin=WCFG.relation_margin,
+            ),
         ),
         "bivlc": bivlc_build.build(world, make_config(BiVLCConfig)),
         "cxc": cxc_build.build(world, make_config(CxcConfig), world_cfg=WCFG),

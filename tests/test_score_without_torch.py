@@ -77,7 +77,13 @@ def inputs(tmp_path_factory):
         "bivlc": bivlc_build.build(world, make_config(BiVLCConfig)),
         "cxc": cxc_build.build(world, make_config(CxcConfig), world_cfg=WCFG),
         "mcic": mcic_build.build(
-            world, make_config(MCICConfig, pv_epochs=10, neighbourhood=30, relation_margin=WCFG.relation_margin)
+            world,
+            make_config(
+                MCICConfig,
+                pv_grid={"vector_size": [64], "epochs": [10]},
+                neighbourhood=30,
+                relation_margin=WCFG.relation_margin,
+            ),
         ),
         "eccv": eccv_build.build(world, make_config(EccvConfig, annotator_source="world"), world_cfg=WCFG),
     }

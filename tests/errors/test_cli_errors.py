@@ -95,6 +95,8 @@ INPUTS: dict[str, list[str]] = {
     "cxc-table1": ["--bench", "{in}", "--captions", "{in}", "--scores", "bow={in}", "--scores", "de_t2t={in}"]
     + ["--out-csv", "{out}.csv"],
     "mcic-lambda-search": ["--bench", "{in}", "--out-csv", "{out}.csv"],
+    "mcic-optimize-pv": ["--items", "{in}", "--world", "{}", "--config", "{}", "--out-csv", "{out}.csv"]
+    + ["--out-choice", "{out}.json"],
     "mcic-sweep": ["--sweep", "lambda_gen", "--train-bench", "{in}", "--bench", "{in}", "--features", "{in}"]
     + ["--captions", "{in}", "--out", "{out}.csv"],
     "mcic-sweep-table": ["--sweep", "sizes", "--data", "{in}", "--out-csv", "{out}.csv"],
@@ -564,6 +566,15 @@ def _corrupt(kind: str, tiny: Path, tmp: Path) -> tuple[list[str], str]:
         (items / "images.npy").write_bytes(b"")
         argv = ["build-benchmark", "--name", "retrieval", "--items", str(items), "--world", "{}", "--config", "{}"]
         return [*argv, "--out", out], "images.npy"
+    if kind.startswith("build-benchmark:mcic-pv-choice"):
+        bad = tmp / "pv_choice.json"
+        bad.write_text("not json" if kind.endswith("not-json") else '{"vector_size": 3, "epochs": 1}', encoding="utf-8")
+        argv = ["build-benchmark", "--name", "mcic", "--items", str(tiny / "items"), "--world", json.dumps(TINY_WORLD)]
+        named = str(bad) if kind.endswith("not-json") else "not a point of params mcic.pv_grid"
+        return [*argv, "--config", "{}", "--input", f"pv_choice={bad}", "--out", out], named
+    if kind == "build-benchmark:mcic-no-pv-choice":
+        argv = ["build-benchmark", "--name", "mcic", "--items", str(tiny / "items"), "--world", json.dumps(TINY_WORLD)]
+        return [*argv, "--config", "{}", "--out", out], "no OPTIMIZE-PV choice"
     if kind == "coco-items:not-a-zip":
         bad = tmp / "caption_datasets.zip"
         bad.write_bytes(b"not a zip")
@@ -585,6 +596,9 @@ CORRUPT_CASES = [
     "score-benchmark:retrieval-truncated-npz",
     "score-benchmark:retrieval-npz-without-ids",
     "build-benchmark:retrieval-empty-images-npy",
+    "build-benchmark:mcic-pv-choice-not-json",
+    "build-benchmark:mcic-pv-choice-off-grid",
+    "build-benchmark:mcic-no-pv-choice",
     "coco-items:not-a-zip",
     "index:report-missing",
 ]

@@ -51,7 +51,7 @@ REPO = Path(__file__).resolve().parents[2]
 WORLD = {"n_train": 60, "n_val": 10, "n_test": 40}
 SECTIONS = {  # small configs, as tests/test_score_without_torch.py builds the benchmarks
     "bison": {"vector_size": 16, "epochs": 3},
-    "mcic": {"pv_epochs": 10, "neighbourhood": 30},
+    "mcic": {"pv_grid": {"vector_size": [64], "epochs": [10]}, "neighbourhood": 30},
     "bivlc": {},
     "cxc": {},
     "eccv": {"annotator_source": "world"},  # the simulated oracles: no trained model here

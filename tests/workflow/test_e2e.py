@@ -298,6 +298,7 @@ def test_an_mcic_parameter_reruns_only_what_mcic_feeds(tiny_world_run):
     rules = {rule for rule, _ in jobs}
     assert {"build_benchmark", "mcic_train_split", "mcic_lambda_search", "train_ffnn", "world_tables_mcic"} <= rules
     assert "train" not in rules and "embed" not in rules and "embed_train_split" not in rules, rules
+    assert "mcic_optimize_pv" not in rules  # OPTIMIZE-PV reads only the PV keys: its choice still holds
     option_scorers = {"ffnn", "mcic_i2c", "mcic_c2i", "mcic_linm", "vec2seq"}
     for rule, wildcards in jobs:
         if rule in ("build_benchmark", "audit_benchmark", "score_benchmark"):  # dual encoders rescore MCIC only

@@ -9,11 +9,13 @@ rule mcic_train_split:
         image_table=rules.world.output.image_table,
         captions=rules.world.output.captions,
         scenes=rules.world.output.scenes,
+        inputs=get_mcic_build_inputs,
     output:
         f"{DATA}/mcic_train/items.parquet",
     params:
         world=get_world_params,
         config=get_mcic_train_params,
+        inputs=get_mcic_build_input_flags,
         items_dir=dir_of_input("images"),
         out=dir_of_output(0),
     threads: 1
@@ -27,7 +29,7 @@ rule mcic_train_split:
         ENV
     shell:
         "itmbench build-benchmark --name mcic --items {params.items_dir} --world {params.world:q} "
-        "--config {params.config:q} --out {params.out} > {log} 2>&1"
+        "--config {params.config:q} {params.inputs} --out {params.out} > {log} 2>&1"
 
 
 rule embed_train_split:

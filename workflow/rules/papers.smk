@@ -177,8 +177,38 @@ rule cxc_figure:
         "--source {params.source} --config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
 
 
-# MCIC's OPTIMIZE-SCORE (Algorithm 1): the build chooses lambda by wmgs-rank; this rule shows the search.
+# MCIC's OPTIMIZE-PV (Algorithm 1): PV-DBOW's dim and epochs by mgs-rank; the chosen point feeds MCIC's builds.
+# OPTIMIZE-SCORE: the build chooses lambda by wmgs-rank; mcic_lambda_search shows that search.
 if SOURCE == "world":
+
+    rule mcic_optimize_pv:
+        input:
+            images=rules.world.output.images,
+            image_table=rules.world.output.image_table,
+            captions=rules.world.output.captions,
+            scenes=rules.world.output.scenes,
+        output:
+            choice=MCIC_PV_CHOICE,
+            csv=flag_paper(f"{RESULTS}/tables/mcic/pv_search.csv", "mcic", "tables"),
+            md=f"{RESULTS}/tables/mcic/pv_search.md",
+            tex=f"{RESULTS}/tables/mcic/pv_search.tex",
+        params:
+            world=get_world_params,
+            config=get_mcic_pv_params,
+            items_dir=dir_of_input("images"),
+            confidence=config["score"]["confidence"],
+        threads: 1
+        resources:
+            mem_mb=2000,
+        log:
+            "logs/tables/mcic_optimize_pv.log",
+        benchmark:
+            "benchmarks/rules/tables/mcic_optimize_pv.tsv"
+        conda:
+            ENV
+        shell:
+            "itmbench mcic-optimize-pv --items {params.items_dir} --world {params.world:q} --config {params.config:q} "
+            "--confidence {params.confidence} --out-csv {output.csv} --out-choice {output.choice} > {log} 2>&1"
 
     rule mcic_lambda_search:
         input:

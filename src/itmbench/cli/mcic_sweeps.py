@@ -1,4 +1,5 @@
-"""`itmbench mcic-sweep`, `mcic-sweep-table`: MCIC's Tables 4 (model sizes) and 5 (lambda_gen) in the world.
+"""`itmbench mcic-sweep`, `mcic-sweep-table`: MCIC's Tables 4 (model sizes) and 5 (lambda_gen) in the world;
+`mcic-optimize-pv`: Algorithm 1's OPTIMIZE-PV, whose chosen PV-DBOW point the MCIC build takes.
 
 `mcic-sweep` trains every variant of one sweep in one process (torch imported once) and writes a long
 CSV (`itmbench.papers.mcic.sweeps.SWEEP_COLUMNS`); `mcic-sweep-table` renders it beside the printed
@@ -80,6 +81,44 @@ def cmd_mcic_sweep_table(args: argparse.Namespace) -> None:
     log.info("mcic %s table: %d rows -> %s", args.sweep, long["row"].nunique(), args.out_csv)
 
 
+def cmd_mcic_optimize_pv(args: argparse.Namespace) -> None:
+    """OPTIMIZE-PV on the world: the search table (CSV, Markdown, LaTeX) and the chosen point (JSON) for the build."""
+    import json
+
+    from itmbench.io import output_set, write_text
+    from itmbench.papers.mcic.optimize_pv import optimize_pv_on_world
+    from itmbench.papers.mcic.tables import PV_SEARCH_TITLE, pv_search_long
+    from itmbench.papers.registry import benchmark
+    from itmbench.params import make_config
+    from itmbench.report.tables import write_table
+    from itmbench.world.generate import WorldConfig, read_world
+
+    world_cfg = make_config(WorldConfig, args.world)
+    cfg = benchmark("mcic").config(args.config, world_cfg)  # the params are checked before any file is read
+    (size, epochs), search = optimize_pv_on_world(read_world(args.items), cfg)
+    chosen = search.loc[search["chosen"]].iloc[0]
+    choice = {
+        "vector_size": size,
+        "epochs": epochs,
+        "mgs_rank": float(chosen["mgs_rank"]),
+        "mgs_rank_se": float(chosen["mgs_rank_se"]),
+        "search_split": cfg.pv_search_split,
+    }
+    title = f"{PV_SEARCH_TITLE}; mgs-rank interval: {100 * args.confidence:g}% normal over captions"
+    with output_set(files=[args.out_choice], folders=[Path(args.out_csv).parent]):  # all together or not at all
+        write_table(
+            pv_search_long(search, args.confidence),
+            Path(args.out_csv).with_suffix(""),
+            title,
+            row_header="PV",
+            decimals=1,
+        )
+        write_text(args.out_choice, json.dumps(choice, indent=1, sort_keys=True) + "\n")
+    log.info(
+        "mcic OPTIMIZE-PV: %d grid points, chosen dim %d x %d epochs -> %s", len(search), size, epochs, args.out_choice
+    )
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("mcic-sweep", cmd_mcic_sweep, "MCIC Table 4 or 5: train a sweep's variants, one long CSV")
@@ -91,6 +130,15 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--captions", default=None, help="the world's items folder (captions.parquet): lambda_gen only")
     sp.add_argument("--threads", type=positive_int, default=1)
     sp.add_argument("--out", required=True, help="the sweep's long CSV")
+    sp = add("mcic-optimize-pv", cmd_mcic_optimize_pv, "MCIC's OPTIMIZE-PV: mgs-rank per PV point, the chosen point")
+    sp.add_argument("--items", required=True, help="the world's items folder")
+    sp.add_argument("--world", type=json_arg, required=True, help="params.yaml `world` section as JSON")
+    sp.add_argument(
+        "--config", type=json_arg, required=True, help="params.yaml `mcic` section (or its PV keys) as JSON"
+    )
+    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level of the mgs-rank")
+    sp.add_argument("--out-csv", required=True, help="the search table's CSV; .md and .tex are written beside it")
+    sp.add_argument("--out-choice", required=True, help="the chosen point as JSON (build-benchmark --input pv_choice=)")
     sp = add("mcic-sweep-table", cmd_mcic_sweep_table, "MCIC Table 4 or 5 from its sweep's CSV, beside the paper's")
     sp.add_argument("--sweep", required=True, choices=SWEEPS)
     sp.add_argument("--data", required=True, help="the sweep's CSV (mcic-sweep --out)")

@@ -47,11 +47,29 @@ def cmd_build_benchmark(args: argparse.Namespace) -> None:
     for name, path in annotators.items():
         if not Path(path).is_file():
             raise InputError(f"{path}: no such embeddings file (annotator {name!r}); expected an `itmbench embed` npz")
+    inputs = dict(args.input)
+    unknown = sorted(set(inputs) - set(entry.inputs))
+    if unknown:
+        raise InputError(f"build-benchmark --input: benchmark {args.name!r} takes {list(entry.inputs)}, not {unknown}")
+    inputs = {name: read_json_input(path, name) for name, path in inputs.items()}
     deps = {name: benchmark(name).part("canonical").read(path) for name, path in args.dep}
-    tables = entry.build(read_world(args.items), args.config, world_cfg, deps, annotators)
+    tables = entry.build(read_world(args.items), args.config, world_cfg, deps, annotators, inputs)
     with output_set(folders=[args.out]):  # the folder's tables (and added items) together or not at all
         entry.part("canonical").write(tables, args.out)
     log.info("%s: %s", args.name, {k: len(v) for k, v in tables.items()})
+
+
+def read_json_input(path: str, name: str) -> dict:
+    """A build's JSON input (an object), or InputError naming the file."""
+    import json
+
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read the build input {name!r} ({e}); expected a JSON object") from e
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: the build input {name!r} is a {type(value).__name__}; expected a JSON object")
+    return value
 
 
 def cmd_audit_benchmark(args: argparse.Namespace) -> None:
@@ -110,6 +128,13 @@ def add_commands(add, sub) -> None:
         type=name_value("NPZ"),
         default=[],
         help="MODEL=NPZ: a model's embeddings file, whose model proposes candidates (ECCV's machine annotators)",
+    )
+    sp.add_argument(
+        "--input",
+        action="append",
+        type=name_value("JSON"),
+        default=[],
+        help="NAME=JSON: a file a rule before the build wrote (MCIC: pv_choice, OPTIMIZE-PV's chosen point)",
     )
     sp.add_argument("--out", required=True)
     sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")

@@ -81,6 +81,9 @@ class BenchmarkEntry:
     # its build takes machine annotators from models' embedding caches (ECCV's machine-in-the-loop):
     # build-benchmark's --annotator-embeddings NAME=NPZ
     takes_annotator_embeddings: bool = False
+    # JSON files a rule before the build writes, each passed to its build as a keyword (MCIC's OPTIMIZE-PV
+    # choice, `pv_choice`): build-benchmark's --input NAME=JSON
+    inputs: tuple[str, ...] = ()
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -111,6 +114,7 @@ class BenchmarkEntry:
         world_cfg: WorldConfig,
         deps: Mapping[str, Tables],
         annotator_embeddings: Mapping[str, str] | None = None,
+        inputs: Mapping[str, Any] | None = None,
     ) -> Tables:
         """Build the canonical tables from the world (and the tables of the benchmarks it depends on, and the
         embeddings files of the models that annotate, for a benchmark that takes them)."""
@@ -125,6 +129,10 @@ class BenchmarkEntry:
                     "its build takes none"
                 )
             kwargs["annotator_embeddings"] = dict(annotator_embeddings)
+        unknown = sorted(set(inputs or {}) - set(self.inputs))
+        if unknown:
+            raise ValueError(f"benchmark {self.name}: inputs {unknown} given; its build takes {list(self.inputs)}")
+        kwargs.update(inputs or {})
         return self.part("build").build(world, self.config(section, world_cfg), **kwargs)
 
     def audit(self, world: World, tables: Tables, section: dict[str, Any], world_cfg: WorldConfig) -> pd.DataFrame:
@@ -162,6 +170,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         _no_kwargs,
         truth_in_config=True,
         heading="MCIC-COCO (Ding et al.): pick the true caption of an image among 5",
+        inputs=("pv_choice",),
     ),
     "cxc": BenchmarkEntry(
         "cxc",
@@ -267,7 +276,7 @@ PAPERS: dict[str, Paper] = {
         {"table3": "Table 3"},
         ("accuracy",),
         has_statistics=True,
-        data_tables=("lambda_search", "table4", "table5", "paired"),
+        data_tables=("pv_search", "lambda_search", "table4", "table5", "paired"),
     ),
     "eccv": Paper(
         "eccv",

@@ -24,7 +24,9 @@ from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.truth import caption_fits
 
 WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=40)
-CFG = make_config(MCICConfig, pv_epochs=20, neighbourhood=40, relation_margin=WORLD.relation_margin)
+CFG = make_config(
+    MCICConfig, pv_grid={"vector_size": [64], "epochs": [20]}, neighbourhood=40, relation_margin=WORLD.relation_margin
+)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,13 @@ from itmbench.world.generate import WorldConfig, generate_world
 
 WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=20)
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
-CFG = make_config(MCICConfig, pv_epochs=20, neighbourhood=40, lambda_grid=GRID, relation_margin=WORLD.relation_margin)
+CFG = make_config(
+    MCICConfig,
+    pv_grid={"vector_size": [64], "epochs": [20]},
+    neighbourhood=40,
+    lambda_grid=GRID,
+    relation_margin=WORLD.relation_margin,
+)
 
 
 def test_paper_example_ranks_4_10_16_22_give_13():

@@ -433,3 +433,40 @@ def get_eccv_rank_tau_scores(wildcards):
 
 def get_eccv_rank_tau_flags(wildcards, input):
     return " ".join(f"--scores {m}={path}" for m, path in input.items())
+
+
+# --- files a benchmark's build takes from a rule before it (registry BenchmarkEntry.inputs) --------------------
+
+MCIC_PV_CHOICE = f"{RESULTS}/mcic/pv_choice.json"  # OPTIMIZE-PV's chosen point (rule mcic_optimize_pv)
+BUILD_INPUT_FILES = {"pv_choice": MCIC_PV_CHOICE}
+
+
+def bench_build_inputs(bench):
+    """NAME -> file of each input the benchmark's build takes (none on a source without world builds)."""
+    if SOURCE != "world":
+        return {}
+    return {name: BUILD_INPUT_FILES[name] for name in BENCHMARKS[bench].inputs}
+
+
+def get_bench_inputs(wildcards):
+    return list(bench_build_inputs(wildcards.bench).values())
+
+
+def get_bench_input_flags(wildcards):
+    return " ".join(f"--input {name}={path}" for name, path in bench_build_inputs(wildcards.bench).items())
+
+
+def get_mcic_build_inputs(wildcards):
+    return list(bench_build_inputs("mcic").values())
+
+
+def get_mcic_build_input_flags(wildcards):
+    return " ".join(f"--input {name}={path}" for name, path in bench_build_inputs("mcic").items())
+
+
+MCIC_PV_KEYS = ("pv_grid", "pv_loss", "pv_min_count", "pv_seed", "pv_search_split", "pv_train_split")
+
+
+def get_mcic_pv_params(wildcards):
+    """The mcic keys OPTIMIZE-PV reads: they alone rerun the search."""
+    return json.dumps({k: config["mcic"][k] for k in MCIC_PV_KEYS}, sort_keys=True)

@@ -27,12 +27,13 @@ Decisions where the paper is silent (each a config field; default in brackets):
   n-gram precisions p_1..p_N. 'add_one' is Lin & Och (2004) / Chen & Cherry method 2, sacrebleu's
   'add-k' with k=1: p_n = (m_n + 1) / (l_n + 1) for n >= 2, p_1 unsmoothed (world captions are 2-15
   words, so unsmoothed BLEU-4 would be 0 for most short pairs). 'none': BLEU is 0 when any p_n is 0.
-- PV (`pv_vector_size` [64], `pv_epochs` [80], `pv_min_count` [1], `pv_loss` ['hs'], `pv_seed` [0]):
-  the paper's dim 1024 / 5 epochs came from its OPTIMIZE-PV grid search (least mgs-rank: the mean
-  rank of an image's other captions among a caption's PV neighbours) on 0.4M COCO captions. The same
-  search on the default world's val split (1,250 captions; random ~625) gave, for dim 32/64/128 x
-  epochs 5/20/40: 615/610/610, 524/531/533, 392/393/412, and for dim 32/64 x epochs 80/160:
-  318/315, 315/313; 64 x 80 is within 1% of the least at half the cost of 160 epochs.
+- PV (`pv_grid` [vector_size 32/64 x epochs 40/80], `pv_min_count` [1], `pv_loss` ['hs'], `pv_seed` [0]):
+  the paper's dim 1024 / 5 epochs came from its OPTIMIZE-PV grid search (least mgs-rank) on 0.4M COCO
+  captions. Here OPTIMIZE-PV is rule `mcic_optimize_pv` (`itmbench.papers.mcic.optimize_pv`, which states
+  its decisions): it searches `pv_grid` on `pv_search_split` (the world's val split) and writes the
+  chosen point, which the build takes (`pv_choice`) and records in the `construction` table
+  (`pv_vector_size`, `pv_epochs`); the search's table is results/<source>/tables/mcic/pv_search.*.
+  A grid of one point needs no search.
   'hs' (hierarchical softmax, no negative sampling)
   stands for the paper's "softmax loss". workers=1 and a crc32-seeded initial vector for inference
   make the vectors independent of PYTHONHASHSEED (gensim's own infer_vector seeds with hash()).
@@ -54,14 +55,16 @@ The tables it makes are those of `itmbench.papers.mcic.canonical`.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from itmbench.errors import InputError
 from itmbench.papers.mcic.canonical import _DTYPES, TABLE_COLUMNS, items_of
 from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig
+from itmbench.papers.mcic.optimize_pv import grid_points
 from itmbench.papers.mcic.optimize_score import LAMBDA_SEARCH_COLUMNS, Neighbourhoods, optimize_score
 from itmbench.scoring.retrieval import first_k_best
 from itmbench.world.generate import World
@@ -145,10 +148,15 @@ class NgramCounts:
 # Paragraph vectors (PV-DBOW).
 
 
-def train_pv(texts: Sequence[str], cfg: MCICConfig) -> Any:
-    """Train the PV-DBOW model (gensim Doc2Vec, dm=0) on these captions, deterministically."""
+def train_pv(texts: Sequence[str], cfg: MCICConfig, point: tuple[int, int] | None = None) -> Any:
+    """Train the PV-DBOW model (gensim Doc2Vec, dm=0) on these captions, deterministically, at this
+    (vector_size, epochs) point (None: `pv_grid`'s only point)."""
     from gensim.models.doc2vec import Doc2Vec, TaggedDocument
 
+    if point is None:
+        point = cfg.single_pv_point()
+        if point is None:
+            raise ValueError(f"mcic pv_grid {cfg.pv_grid} has several points: give the one OPTIMIZE-PV chose")
     if not texts:
         raise ValueError(f"mcic: no captions in split {cfg.pv_train_split!r} to train the PV model on")
     docs = [TaggedDocument(t.split(), [i]) for i, t in enumerate(texts)]
@@ -156,8 +164,8 @@ def train_pv(texts: Sequence[str], cfg: MCICConfig) -> Any:
     return Doc2Vec(
         docs,
         dm=0,
-        vector_size=cfg.pv_vector_size,
-        epochs=cfg.pv_epochs,
+        vector_size=int(point[0]),
+        epochs=int(point[1]),
         min_count=cfg.pv_min_count,
         hs=1 if hs else 0,
         negative=0 if hs else 5,
@@ -318,14 +326,42 @@ def _order_options(texts: list[str], ids: list[int], answer_id: int, cfg: MCICCo
     return [int(j) for j in rng.permutation(len(texts))]
 
 
-def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFrame]:
-    """MCIC tables of the world by Algorithm 1: examples, decoys, construction, answer_positions, lambda_search,
-    items."""
-    if inputs:
-        raise ValueError(f"mcic build: unexpected inputs {sorted(inputs)}; it needs only the world")
+def pv_point_of(choice: Mapping[str, Any] | None, cfg: MCICConfig) -> tuple[int, int]:
+    """The PV point the build uses: OPTIMIZE-PV's choice (checked against `pv_grid`), or the grid's only point."""
+    if choice is None:
+        point = cfg.single_pv_point()
+        if point is None:
+            raise InputError(
+                f"mcic build: params mcic.pv_grid {cfg.pv_grid} has several points and no OPTIMIZE-PV choice was given "
+                "(rule mcic_optimize_pv; build-benchmark --input pv_choice=JSON)"
+            )
+        return point
+    try:
+        point = (int(choice["vector_size"]), int(choice["epochs"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputError(
+            f"mcic pv_choice {dict(choice)}: no integer {e}; expected OPTIMIZE-PV's vector_size and epochs"
+        ) from e
+    if point not in grid_points(cfg):
+        raise InputError(
+            f"mcic pv_choice {point}: not a point of params mcic.pv_grid {cfg.pv_grid}; expected the choice of "
+            "OPTIMIZE-PV on the same grid (rerun rule mcic_optimize_pv)"
+        )
+    return point
+
+
+def pv_split_captions(world: World, split: str) -> pd.DataFrame:
+    """A world split's captions in caption-id order (the PV training and search order)."""
     caps = world.caption_table
-    pv_texts = caps.loc[caps["split"] == cfg.pv_train_split].sort_values("caption_id", kind="stable")["text"]
-    model = train_pv(pv_texts.tolist(), cfg)
+    return caps.loc[caps["split"] == split].sort_values("caption_id", kind="stable")
+
+
+def build(world: World, cfg: MCICConfig, pv_choice: Mapping[str, Any] | None = None) -> dict[str, pd.DataFrame]:
+    """MCIC tables of the world by Algorithm 1: examples, decoys, construction, answer_positions, lambda_search,
+    items. `pv_choice`: OPTIMIZE-PV's chosen point ({vector_size, epochs}; None: `pv_grid`'s only point)."""
+    caps = world.caption_table
+    pv_point = pv_point_of(pv_choice, cfg)
+    model = train_pv(pv_split_captions(world, cfg.pv_train_split)["text"].tolist(), cfg, pv_point)
     all_rows = caps.sort_values("caption_id", kind="stable").reset_index(drop=True)
     all_rows = all_rows.assign(k=_caption_index(all_rows))
 
@@ -418,6 +454,8 @@ def build(world: World, cfg: MCICConfig, **inputs: Any) -> dict[str, pd.DataFram
             "instance_images": float(len({r["image_id"] for r in ex_rows})),
             "pv_mgs_rank": stats["pv_mgs_rank"],
             "score_lambda": score_lambda,
+            "pv_vector_size": float(pv_point[0]),
+            "pv_epochs": float(pv_point[1]),
         }
         construction.extend({"split": split, "stage": s, "value": v} for s, v in stages.items())
         counts = np.bincount([r["answer_index"] for r in ex_rows], minlength=N_OPTIONS)

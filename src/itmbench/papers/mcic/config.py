@@ -26,8 +26,8 @@ class MCICConfig:
 
     splits: dict[str, str]
     pv_train_split: str
-    pv_vector_size: int
-    pv_epochs: int
+    pv_grid: dict[str, tuple[int, ...]]
+    pv_search_split: str
     pv_min_count: int
     pv_loss: str
     pv_seed: int
@@ -51,8 +51,10 @@ class MCICConfig:
     def __post_init__(self) -> None:
         checks = [
             (bool(self.splits), "splits must name at least one split"),
-            (self.pv_vector_size >= 1, "pv_vector_size must be >= 1"),
-            (self.pv_epochs >= 1, "pv_epochs must be >= 1"),
+            (sorted(self.pv_grid) == ["epochs", "vector_size"], "pv_grid must name vector_size and epochs"),
+            (all(len(v) >= 1 for v in self.pv_grid.values()), "pv_grid must give each at least one value"),
+            (all(int(x) >= 1 for v in self.pv_grid.values() for x in v), "pv_grid values must be >= 1"),
+            (all(len(set(v)) == len(v) for v in self.pv_grid.values()), "pv_grid values must be distinct"),
             (self.pv_min_count >= 1, "pv_min_count must be >= 1"),
             (self.pv_loss in PV_LOSSES, f"pv_loss must be one of {PV_LOSSES}"),
             (self.n_decoys >= 1, "n_decoys must be >= 1"),
@@ -72,3 +74,8 @@ class MCICConfig:
         bad = [message for ok, message in checks if not ok]
         if bad:
             raise ValueError(f"mcic params: {'; '.join(bad)}")
+
+    def single_pv_point(self) -> tuple[int, int] | None:
+        """(vector_size, epochs) when `pv_grid` has one point (no search to run), else None."""
+        sizes, epochs = self.pv_grid["vector_size"], self.pv_grid["epochs"]
+        return (int(sizes[0]), int(epochs[0])) if len(sizes) == len(epochs) == 1 else None

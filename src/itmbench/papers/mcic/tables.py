@@ -91,6 +91,30 @@ def world_table_notes(metrics: WorldMetrics, kinds: Mapping[str, str]) -> dict[s
     }
 
 
+def _search_long(
+    points: list[tuple[str, float, float, dict[str, float]]],
+    measure: str,
+    published_row: str,
+    published: dict[str, float],
+    confidence: float,
+) -> pd.DataFrame:
+    """A grid search as a long table: per point (row, mean, standard error, other cells) the measure with its
+    normal interval over captions (mean +- z * se) and the other cells; the published choice as a last row."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    records: list[dict[str, Any]] = []
+    columns = [measure, *points[0][3]] if points else [measure]
+    for row, mean, se, cells in points:
+        records.append({"row": row, "column": measure, "value": mean, "lo": mean - z * se, "hi": mean + z * se})
+        records.extend({"row": row, "column": c, "value": v, "lo": math.nan, "hi": math.nan} for c, v in cells.items())
+    cells = {c: math.nan for c in columns} | published
+    records.extend(
+        {"row": published_row, "column": c, "value": v, "lo": math.nan, "hi": math.nan} for c, v in cells.items()
+    )
+    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi"])
+
+
 LAMBDA_SEARCH_TITLE = (
     "MCIC-COCO OPTIMIZE-SCORE (Algorithm 1, Section 3.3): wmgs-rank of each lambda of the grid on the "
     "search split, the chosen lambda, and the paper's on the MCIC-COCO dev set"
@@ -101,24 +125,49 @@ def lambda_search_long(search: pd.DataFrame, confidence: float = 0.95) -> pd.Dat
     """The lambda search (the build's `lambda_search` table) as a long table, the published choice as a last row.
 
     wmgs-rank's interval is the normal one over captions (mean +- z * standard error)."""
-    from scipy.stats import norm
-
-    z = float(norm.ppf(0.5 + confidence / 2))
-    records: list[dict[str, Any]] = []
-
-    def add(row: str, column: str, value: float, lo: float = math.nan, hi: float = math.nan) -> None:
-        records.append({"row": row, "column": column, "value": value, "lo": lo, "hi": hi})
-
-    for r in search.sort_values("lambda", kind="stable").to_dict("records"):
-        lam, mean, se = float(r["lambda"]), float(r["wmgs_rank"]), float(r["wmgs_rank_se"])
-        row = f"λ = {lam:g}"
-        add(row, "wmgs-rank", mean, mean - z * se, mean + z * se)
-        add(row, "captions", float(r["captions"]))
-        add(row, "ground truths ranked", float(r["ranked_ground_truths"]))
-        add(row, "chosen λ", lam if bool(r["chosen"]) else math.nan)
+    points = [
+        (
+            f"λ = {float(r['lambda']):g}",
+            float(r["wmgs_rank"]),
+            float(r["wmgs_rank_se"]),
+            {
+                "captions": float(r["captions"]),
+                "ground truths ranked": float(r["ranked_ground_truths"]),
+                "chosen λ": float(r["lambda"]) if bool(r["chosen"]) else math.nan,
+            },
+        )
+        for r in search.sort_values("lambda", kind="stable").to_dict("records")
+    ]
     published = published_value("mcic", "Section 3.3", "MCIC-COCO dev", "lambda", block="OPTIMIZE-SCORE")
-    row = "published (MCIC-COCO dev, N = 500)"
-    for column in ("wmgs-rank", "captions", "ground truths ranked"):
-        add(row, column, math.nan)
-    add(row, "chosen λ", published)
-    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi"])
+    return _search_long(points, "wmgs-rank", "published (MCIC-COCO dev, N = 500)", {"chosen λ": published}, confidence)
+
+
+PV_SEARCH_TITLE = (
+    "MCIC-COCO OPTIMIZE-PV (Algorithm 1, Section 3.3): mgs-rank of each PV-DBOW (dim, epochs) of the grid on "
+    "the search split, the chosen point, and the paper's on the MCIC-COCO dev set"
+)
+
+
+def pv_search_long(search: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """The PV search (`optimize_pv.optimize_pv`'s table) as a long table, the published choice as a last row.
+
+    mgs-rank's interval is the normal one over captions (mean +- z * standard error)."""
+    points = [
+        (
+            f"dim {int(r['vector_size'])}, {int(r['epochs'])} epochs",
+            float(r["mgs_rank"]),
+            float(r["mgs_rank_se"]),
+            {
+                "captions": float(r["captions"]),
+                "pool": float(r["pool"]),
+                "chosen": 1.0 if bool(r["chosen"]) else math.nan,
+            },
+        )
+        for r in search.sort_values(["vector_size", "epochs"], kind="stable").to_dict("records")
+    ]
+    dim, epochs = (
+        published_value("mcic", "Section 3.3", "MCIC-COCO dev", c, block="OPTIMIZE-PV") for c in ("dim", "epochs")
+    )
+    return _search_long(
+        points, "mgs-rank", f"published (MCIC-COCO dev): dim {dim:g}, {epochs:g} epochs", {"chosen": 1.0}, confidence
+    )
