@@ -18,7 +18,6 @@ rule build_benchmark:
         config=get_bench_params,
         deps=get_bench_dep_flags,
         annotators=get_bench_annotator_flags,
-        inputs=get_bench_input_flags,
         items_dir=dir_of_input("images"),
         out=dir_of_output(0),
     threads: 1
@@ -32,7 +31,7 @@ rule build_benchmark:
         ENV
     shell:
         "itmbench build-benchmark --name {wildcards.bench} --items {params.items_dir} --world {params.world:q} "
-        "--config {params.config:q} {params.deps} {params.annotators} {params.inputs} --out {params.out} > {log} 2>&1"
+        "--config {params.config:q} {params.deps} {params.annotators} --out {params.out} > {log} 2>&1"
 
 
 rule audit_benchmark:

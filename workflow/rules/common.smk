@@ -208,7 +208,11 @@ def get_bench_deps(wildcards):
 
 
 def get_bench_dep_flags(wildcards):
-    return " ".join(f"--dep {dep}={DATA}/{dep}" for dep in BENCHMARKS[wildcards.bench].depends_on)
+    """The build's flags for what it reads besides the world: `--dep` for each benchmark it builds on, `--input`
+    for each file an earlier step chose for it (MCIC's PV point). One parameter, so that adding the second kind
+    left build_benchmark's shell as it was: a changed shell reruns every benchmark's build, and all after it."""
+    deps = [f"--dep {dep}={DATA}/{dep}" for dep in BENCHMARKS[wildcards.bench].depends_on]
+    return " ".join(deps + [get_bench_input_flags(wildcards)]).strip()
 
 
 def get_bench_metrics(wildcards):
