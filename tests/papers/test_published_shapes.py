@@ -33,6 +33,7 @@ EXPECTED: dict[str, dict[tuple[str, str], tuple[int, int, int]]] = {
         ("Table 4", "Vec2seq+FFNN (lambda_gen = 1.0)"): (6, 6, 36),
         ("Table 5", ""): (7, 7, 45),  # lambda_gen = 0.0 has no ROUGE-L / CIDEr
         ("Section 3.3", "OPTIMIZE-SCORE"): (1, 1, 1),
+        ("Section 3.3", "OPTIMIZE-PV"): (1, 2, 2),  # dim 1024, 5 epochs
         ("Section 3.3", "wmgs-rank worked example"): (1, 5, 5),
     },
     "eccv": {

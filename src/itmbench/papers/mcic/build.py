@@ -63,8 +63,7 @@ import pandas as pd
 
 from itmbench.errors import InputError
 from itmbench.papers.mcic.canonical import _DTYPES, TABLE_COLUMNS, items_of
-from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig
-from itmbench.papers.mcic.optimize_pv import grid_points
+from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, N_OPTIONS, MCICConfig, grid_points
 from itmbench.papers.mcic.optimize_score import LAMBDA_SEARCH_COLUMNS, Neighbourhoods, optimize_score
 from itmbench.scoring.retrieval import first_k_best
 from itmbench.world.generate import World

@@ -7,6 +7,7 @@ the docstrings of itmbench.papers.mcic.build and itmbench.papers.mcic.audit (the
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -79,3 +80,8 @@ class MCICConfig:
         """(vector_size, epochs) when `pv_grid` has one point (no search to run), else None."""
         sizes, epochs = self.pv_grid["vector_size"], self.pv_grid["epochs"]
         return (int(sizes[0]), int(epochs[0])) if len(sizes) == len(epochs) == 1 else None
+
+
+def grid_points(cfg: MCICConfig) -> list[tuple[int, int]]:
+    """The (vector_size, epochs) points of `pv_grid` (OPTIMIZE-PV's grid), sizes outer, each sorted."""
+    return list(itertools.product(sorted(cfg.pv_grid["vector_size"]), sorted(cfg.pv_grid["epochs"])))

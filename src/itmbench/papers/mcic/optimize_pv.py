@@ -25,7 +25,6 @@ Here, for one grid point (vector_size, epochs):
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -72,17 +71,13 @@ def choose(table: pd.DataFrame) -> tuple[int, int]:
     return int(row["vector_size"]), int(row["epochs"])
 
 
-def grid_points(cfg: MCICConfig) -> list[tuple[int, int]]:
-    """The (vector_size, epochs) points of `pv_grid`, sizes outer, each sorted."""
-    return list(itertools.product(sorted(cfg.pv_grid["vector_size"]), sorted(cfg.pv_grid["epochs"])))
-
-
 def optimize_pv(
     train_texts: Sequence[str], search_texts: Sequence[str], search_images: Sequence[int], cfg: MCICConfig
 ) -> tuple[tuple[int, int], pd.DataFrame]:
     """OPTIMIZE-PV: the (vector_size, epochs) of `pv_grid` with the least mgs-rank on the search captions, and
     the table of every grid point (mean mgs-rank, its standard error over captions, the captions ranked)."""
     from itmbench.papers.mcic.build import infer_pv, train_pv
+    from itmbench.papers.mcic.config import grid_points
 
     rows = []
     for size, epochs in grid_points(cfg):
