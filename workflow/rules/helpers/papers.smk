@@ -448,20 +448,25 @@ def bench_build_inputs(bench):
     return {name: BUILD_INPUT_FILES[name] for name in BENCHMARKS[bench].inputs}
 
 
+def bench_build_input_flags(bench):
+    """`--input NAME=FILE` of each input the benchmark's build takes."""
+    return " ".join(f"--input {name}={path}" for name, path in bench_build_inputs(bench).items())
+
+
 def get_bench_inputs(wildcards):
     return list(bench_build_inputs(wildcards.bench).values())
 
 
 def get_bench_input_flags(wildcards):
-    return " ".join(f"--input {name}={path}" for name, path in bench_build_inputs(wildcards.bench).items())
+    return bench_build_input_flags(wildcards.bench)
 
 
-def get_mcic_build_inputs(wildcards):
+def get_mcic_build_inputs(wildcards):  # MCIC's train split: the same build, its own rule (mcic_train_split)
     return list(bench_build_inputs("mcic").values())
 
 
 def get_mcic_build_input_flags(wildcards):
-    return " ".join(f"--input {name}={path}" for name, path in bench_build_inputs("mcic").items())
+    return bench_build_input_flags("mcic")
 
 
 MCIC_PV_KEYS = ("pv_grid", "pv_loss", "pv_min_count", "pv_seed", "pv_search_split", "pv_train_split")

@@ -28,8 +28,19 @@ from typing import Any
 
 import pandas as pd
 
-from itmbench.papers.accuracy_claims import above_every, counted_entry, explain_above_every
-from itmbench.papers.claims import Claim, ClaimConfig, Explanation, Numbers, Results, Verdict, undecided
+from itmbench.papers.accuracy_claims import above_every, counted_entry, explain_above_every, model_above
+from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
+from itmbench.papers.claims import (
+    Claim,
+    ClaimConfig,
+    Explanation,
+    Numbers,
+    Results,
+    Verdict,
+    above,
+    entry_evidence,
+    undecided,
+)
 
 TABLES = ("table1", "table3", "table7", "section6")
 
@@ -169,10 +180,6 @@ def explain_scan_t2i_outperforms(evidence: Mapping[str, Any], holds: bool, n: Nu
 
 def bison_features_boost_every_measure(results: Results, config: ClaimConfig) -> Verdict:
     """One image tower above the other on every measure of every Table 7 system (module docstring)."""
-    from itmbench.papers.accuracy_claims import model_above
-    from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
-    from itmbench.papers.claims import above, entry_evidence
-
     table = results.table("bison", "table7")
     if table is None or "model" not in table.columns:
         return undecided(f"no BISON Table 7 (systems on two image towers) on source {results.source!r}")
@@ -216,8 +223,6 @@ def bison_features_boost_every_measure(results: Results, config: ClaimConfig) ->
 
 def explain_features_boost_every_measure(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
     """'The tower above on every measure: ...', a row per (system, measure)."""
-    from itmbench.papers.bison.tables import TABLE3_COLUMNS, TABLE7_BLOCKS
-
     systems = [k for k, v in evidence.items() if isinstance(v, Mapping) and "models" in v]
     sentence = (
         f"Each measure of {len(systems)} system(s) on the two image towers; the tower above: "

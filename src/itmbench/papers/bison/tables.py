@@ -32,9 +32,7 @@ def bison_world_long(
     """BISON Table 3 (BISON accuracy + retrieval R@1/R@5 per model), Table 1 (one model's R@1 errors) and Table 7
     (Table 3's columns for each system of `feature_pairs` on two image towers)."""
     retrieval = metrics.get("retrieval", {})
-    records = [
-        r for model in models_of(metrics, "bison") for r in _table3_cells(metrics, model, rows.get(model, model))
-    ]
+    records = [r for model in models_of(metrics, "bison") for r in table3_cells(metrics, model, rows.get(model, model))]
     records.sort(key=lambda r: r[2])  # rows by name, each row's columns in the printed order
     if table1_model:
         records += bison_table1_records(retrieval, table1_model, confidence)
@@ -64,7 +62,7 @@ def bison_table7_records(metrics: WorldMetrics, pairs: Sequence[Sequence[str]]) 
                 "BISON and retrieval (params.yaml models.<name>.benchmarks)"
             )
         for block, model in zip(TABLE7_BLOCKS, pair):
-            records += [(("Table 7", block) + r[2:]) for r in _table3_cells(metrics, model, table7_system(pair))]
+            records += table3_cells(metrics, model, table7_system(pair), "Table 7", block)
     return records
 
 
@@ -78,22 +76,25 @@ TABLE3_COLUMNS = (
 )
 
 
-def _table3_cells(metrics: WorldMetrics, model: str, row: str) -> list[tuple[Any, ...]]:
-    """One model's Table 3 cells (retrieval R@1/R@5 on the original positives, BISON accuracy), printed order."""
+def table3_cells(
+    metrics: WorldMetrics, model: str, row: str, table: str = "Table 3", block: str = ""
+) -> list[tuple[Any, ...]]:
+    """One model's cells in Table 3's columns (retrieval R@1/R@5 on the original positives, BISON accuracy), in
+    printed order, as a row of `table` (Table 3, or a block of Table 7)."""
     records = []
     original = metrics.get("retrieval", {}).get(model, {}).get("metrics", {}).get("original", {})
     for direction, label in (("t2i", "Image retrieval"), ("i2t", "Caption retrieval")):
         for k in ("R@1", "R@5"):
             cell = original.get(direction, {}).get(k)
             if cell is not None:
-                records.append(entry_cell("Table 3", "", row, f"{label} {k}", cell, model))
+                records.append(entry_cell(table, block, row, f"{label} {k}", cell, model))
     entry = (
         metric_entry(metrics["bison"][model], "bison", f"bison/{model}.json")
         if model in metrics.get("bison", {})
         else None
     )
     if entry is not None:
-        records.append(entry_cell("Table 3", "", row, "BISON", entry, model))
+        records.append(entry_cell(table, block, row, "BISON", entry, model))
     return records
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from itmbench.metrics.bradley_terry import bradley_terry, bradley_terry_interval
 from itmbench.metrics.ranking import map_at_r_batch, recall_at_k_batch
+from itmbench.papers.paired import percentile_interval
 
 TABLE = "Section 4.1"
 BLOCK = "Bradley-Terry preference score"
@@ -135,15 +136,14 @@ def fit(published: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: 
     order = [relabel[t] for t in LABELS]
     counts = wins.loc[order, order].to_numpy()
     lo, hi, reps = bradley_terry_interval(counts, n_boot=n_boot, seed=seed, confidence=confidence, labels=list(LABELS))
-    scores = pd.Series(100 * bradley_terry(counts, list(LABELS)), index=list(LABELS))
+    scores = pd.Series([as_printed[d1] for d1 in order], index=list(LABELS))  # the fit is equivariant: relabelled
     metrics = ranking_metrics()
     by_map = list(metrics["mAP@R"].sort_values(ascending=False, kind="stable").index)
     records = []
     for a, b in itertools.pairwise(by_map):
         i, j = LABELS.index(a), LABELS.index(b)
-        diff = 100 * (reps[:, i] - reps[:, j])
-        d_lo, d_hi = np.percentile(diff, [50 * (1 - confidence), 50 * (1 + confidence)])
-        records.append((f"{a} - {b}", float(scores[a] - scores[b]), float(d_lo), float(d_hi)))
+        d_lo, d_hi = percentile_interval(100 * (reps[:, i] - reps[:, j]), confidence)
+        records.append((f"{a} - {b}", float(scores[a] - scores[b]), d_lo, d_hi))
     differences = pd.DataFrame.from_records(records, columns=["pair", "value", "lo", "hi"])
     return PreferenceFit(
         as_printed,

@@ -153,9 +153,7 @@ def train_pv(texts: Sequence[str], cfg: MCICConfig, point: tuple[int, int] | Non
     from gensim.models.doc2vec import Doc2Vec, TaggedDocument
 
     if point is None:
-        point = cfg.single_pv_point()
-        if point is None:
-            raise ValueError(f"mcic pv_grid {cfg.pv_grid} has several points: give the one OPTIMIZE-PV chose")
+        point = pv_point_of(None, cfg)
     if not texts:
         raise ValueError(f"mcic: no captions in split {cfg.pv_train_split!r} to train the PV model on")
     docs = [TaggedDocument(t.split(), [i]) for i, t in enumerate(texts)]

@@ -78,10 +78,11 @@ class MCICConfig:
 
     def single_pv_point(self) -> tuple[int, int] | None:
         """(vector_size, epochs) when `pv_grid` has one point (no search to run), else None."""
-        sizes, epochs = self.pv_grid["vector_size"], self.pv_grid["epochs"]
-        return (int(sizes[0]), int(epochs[0])) if len(sizes) == len(epochs) == 1 else None
+        points = grid_points(self)
+        return points[0] if len(points) == 1 else None
 
 
 def grid_points(cfg: MCICConfig) -> list[tuple[int, int]]:
     """The (vector_size, epochs) points of `pv_grid` (OPTIMIZE-PV's grid), sizes outer, each sorted."""
-    return list(itertools.product(sorted(cfg.pv_grid["vector_size"]), sorted(cfg.pv_grid["epochs"])))
+    sizes, epochs = (sorted(int(x) for x in cfg.pv_grid[k]) for k in ("vector_size", "epochs"))
+    return list(itertools.product(sizes, epochs))
