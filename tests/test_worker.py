@@ -310,8 +310,8 @@ def test_a_run_from_a_users_shell_runs_every_job_in_the_worker(shell, tmp_path):
     work.mkdir()
     copy_workflow(work)
     setup = f"source {_user_venv(tmp_path / 'venv')}/bin/activate" if shell == "venv" else CONDA_SHELL
-    # world and the 6 benchmark builds that need no trained model: fewer jobs than a worker starts for by itself,
-    # hence ITMBENCH_WORKER=1
+    # world, MCIC's OPTIMIZE-PV search and the 6 benchmark builds that need no trained model: fewer jobs than a worker
+    # starts for by itself, hence ITMBENCH_WORKER=1
     benchmarks = ("sugarcrepe", "cxc", "retrieval", "mcic", "bivlc", "bison")
     targets = " ".join(f"data/world/{b}/items.parquet" for b in benchmarks)
     command = f"{setup} && python -m snakemake --cores 2 --configfile tiny.yaml -- {targets}"
@@ -321,7 +321,7 @@ def test_a_run_from_a_users_shell_runs_every_job_in_the_worker(shell, tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     commands = [json.loads(line) for line in (work / "logs/worker.jsonl").read_text().splitlines()]
     assert [c for c in commands if "declined" in c] == []
-    assert sorted(c["argv"][0] for c in commands) == ["build-benchmark"] * 6 + ["world"]
+    assert sorted(c["argv"][0] for c in commands) == ["build-benchmark"] * 6 + ["mcic-optimize-pv", "world"]
     assert all(c["status"] == 0 for c in commands)
 
 
