@@ -325,3 +325,38 @@ def test_cxc_rerank_scores_every_sits_pair_itself(built, cache, cross_cache, tmp
     ranks = got.loc[got["task"].isin(["i2t", "t2i"]), "rank"].to_numpy()
     full_ranks = full.loc[full["task"].isin(["i2t", "t2i"]), "rank"].to_numpy()
     assert len(ranks) == len(full_ranks) and not np.array_equal(ranks, full_ranks)  # re-ranking changed something
+
+
+def test_one_hot_rows_give_the_dense_products_values():
+    """A pair-score grid's images are one-hot rows: every product the ranking takes with them (the
+    ranking's dots, its gathered top-k dots, the row-wise dots of rated pairs) equals the dense
+    matrix product's, bit for bit, on both sides and in float32 and float64."""
+    from itmbench.scoring.embed import OneHot, row_dots
+    from itmbench.scoring.retrieval import dots, first_positive_ranks, gathered_dots, top_k
+
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32):
+        grid = rng.normal(size=(37, 11)).astype(dtype)
+        grid[0, :3] = grid[0, 3]  # ties rank the same way
+        hot = OneHot.identity(11).astype(dtype, copy=False)
+        eye = np.eye(11, dtype=dtype)
+        some = hot[np.array([4, 0, 4, 10])]
+        assert some.shape == (4, 11) and len(hot[2:5]) == 3 and len(hot[np.arange(11) % 2 == 0]) == 6
+        np.testing.assert_array_equal(some.dense(), eye[[4, 0, 4, 10]])
+        for q, g, dq, dg in ((grid, hot, grid, eye), (hot, grid, eye, grid), (some, hot, eye[[4, 0, 4, 10]], eye)):
+            dense = dq @ dg.T
+            got = dots(q, g)
+            assert got.dtype == dense.dtype and got.flags.c_contiguous
+            np.testing.assert_array_equal(got, dense)
+            top = top_k(dq, dg, 3)
+            np.testing.assert_array_equal(top_k(q, g, 3), top)
+            np.testing.assert_array_equal(gathered_dots(q, g, top), np.einsum("qd,qkd->qk", dq, dg[top]))
+            positives = [np.array([r % dg.shape[0]]) for r in range(len(dq))]
+            np.testing.assert_array_equal(
+                first_positive_ranks(q, g, positives, chunk_size=5), first_positive_ranks(dq, dg, positives)
+            )
+        rows = rng.integers(0, 11, size=37)
+        np.testing.assert_array_equal(row_dots(grid, hot[rows]), (grid.astype(np.float64) * eye[rows]).sum(axis=1))
+        np.testing.assert_array_equal(row_dots(hot[rows], grid), row_dots(grid, hot[rows]))
+    with pytest.raises(TypeError, match="one-hot rows"):
+        OneHot.identity(3)[0]

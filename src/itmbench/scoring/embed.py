@@ -6,7 +6,7 @@ import io
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -199,13 +199,62 @@ class EmbeddingCache:
 # --- several devices -------------------------------------------------------------------------------
 
 
+class OneHot:
+    """Rows of an identity matrix, `rows` naming each row's 1: the embeddings of a pair-score grid's
+    images (`scoring.pairs.GridCache`), where a caption's embedding is its row of pair scores. A dot
+    product with one-hot rows is a lookup, so `dots` and `gathered_dots` read the other matrix's
+    entries where a matrix product would multiply by zeros (5k x 5k x 25k of them on a gallery):
+    exactly the product's values for finite scores."""
+
+    def __init__(self, rows: np.ndarray, n: int, dtype: Any = np.float64) -> None:
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.n = int(n)
+        self.dtype = np.dtype(dtype)
+
+    @classmethod
+    def identity(cls, n: int, dtype: Any = np.float64) -> OneHot:
+        return cls(np.arange(n, dtype=np.int64), n, dtype)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.rows), self.n)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, key: Any) -> OneHot:
+        """Rows, as a numpy array's rows: a slice, an index array or a boolean mask."""
+        rows = self.rows[key]
+        if rows.ndim != 1:
+            raise TypeError(f"one-hot rows take a slice, an index array or a mask over rows, not {key!r}")
+        return OneHot(rows, self.n, self.dtype)
+
+    def astype(self, dtype: Any, copy: bool = True) -> OneHot:
+        """The same rows in another float type (0 and 1 are exact in every one)."""
+        return OneHot(self.rows, self.n, dtype)
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros(self.shape, dtype=self.dtype)
+        out[np.arange(len(self.rows)), self.rows] = 1
+        return out
+
+
+def row_dots(a: Any, b: Any) -> np.ndarray:
+    """Row-wise <a[r], b[r]> in float64; a lookup where either side is `OneHot`."""
+    if isinstance(a, OneHot) and isinstance(b, OneHot):
+        return (a.rows == b.rows).astype(np.float64)
+    if isinstance(b, OneHot):
+        a, b = b, a
+    if isinstance(a, OneHot):
+        return np.asarray(b[np.arange(len(b)), a.rows], dtype=np.float64)
+    return (np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)).sum(axis=1)
+
+
 def pair_dots(cache: EmbeddingCache, captions: np.ndarray, images: np.ndarray) -> np.ndarray:
     """Row-wise s(caption, image) = <caption embedding, image embedding> from the cache, in float64."""
     if len(captions) == 0:
         return np.zeros(0, dtype=np.float64)
-    c = cache.get("caption", captions).astype(np.float64)
-    i = cache.get("image", images).astype(np.float64)
-    return (c * i).sum(axis=1)
+    return row_dots(cache.get("caption", captions), cache.get("image", images))
 
 
 def visible_devices(n: int | str) -> list[str]:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import read_parquet_file, write_parquet
-from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.embed import EmbeddingCache, OneHot
 from itmbench.scoring.retrieval import top_k
 
 PAIR_COLUMNS = ("caption_id", "image_id")
@@ -122,7 +122,7 @@ class GridCache(EmbeddingCache):
 
     def __init__(self, caption_ids: np.ndarray, image_ids: np.ndarray, grid: np.ndarray, path: str) -> None:
         self.path = Path(path)
-        self.emb = {"caption": grid.astype(np.float64), "image": np.eye(len(image_ids), dtype=np.float64)}
+        self.emb = {"caption": grid.astype(np.float64, copy=False), "image": OneHot.identity(len(image_ids))}
         self.row = {
             "caption": {int(v): r for r, v in enumerate(caption_ids)},
             "image": {int(v): r for r, v in enumerate(image_ids)},
@@ -197,14 +197,15 @@ def rerank_caches(items: pd.DataFrame, pairs: PairScores, shortlist: Shortlist) 
     c, i = gallery_ids(items)
     masks = shortlist_masks(c, i, shortlist)
     cap, img = _dual_grid(c, i, shortlist.cache)
-    dual = (cap @ img.T).astype(np.float64)
+    below = (cap @ img.T).astype(np.float64)
     rows, cols = np.nonzero(masks["i2t"] | masks["t2i"])
-    cross = np.zeros_like(dual)
-    cross[rows, cols] = pairs.get(c[rows], i[cols])
-    below = dual + (cross[rows, cols].min() - 1.0 - dual.max())
+    cross = pairs.get(c[rows], i[cols])
+    below += cross.min() - 1.0 - below.max()
     out = {}
-    for d in DIRECTIONS:
-        grid = np.where(masks[d], cross, below)
+    for n, d in enumerate(DIRECTIONS):  # the last direction's grid is `below` itself: one grid fewer in memory
+        grid = below if n == len(DIRECTIONS) - 1 else below.copy()
+        mine = masks[d][rows, cols]
+        grid[rows[mine], cols[mine]] = cross[mine]
         out[d] = GridCache(c, i, grid, pairs.path)
     return out
 

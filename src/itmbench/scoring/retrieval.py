@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.embed import EmbeddingCache, OneHot
 
 if TYPE_CHECKING:
     import torch
@@ -90,9 +90,32 @@ class _Torch:
         return x.cpu().numpy()
 
 
+def dots(queries: Any, gallery: Any) -> Any:
+    """queries @ gallery.T, a lookup where either side is `OneHot`."""
+    if isinstance(gallery, OneHot) and isinstance(queries, OneHot):
+        return (queries.rows[:, None] == gallery.rows[None, :]).astype(np.result_type(queries.dtype, gallery.dtype))
+    if isinstance(gallery, OneHot):
+        return np.ascontiguousarray(queries[:, gallery.rows], dtype=np.result_type(queries.dtype, gallery.dtype))
+    if isinstance(queries, OneHot):
+        return np.ascontiguousarray(gallery[:, queries.rows].T, dtype=np.result_type(queries.dtype, gallery.dtype))
+    return queries @ gallery.T
+
+
+def gathered_dots(queries: Any, gallery: Any, top: np.ndarray) -> np.ndarray:
+    """[Q, k] dot products of each query row with the gallery rows `top[q]` names."""
+    if isinstance(queries, OneHot) or isinstance(gallery, OneHot):
+        rows = np.arange(len(queries))[:, None]
+        if isinstance(gallery, OneHot) and not isinstance(queries, OneHot):
+            return np.asarray(queries[rows, gallery.rows[top]])
+        if isinstance(queries, OneHot) and not isinstance(gallery, OneHot):
+            return np.asarray(gallery[top, queries.rows[:, None]])
+        return (queries.rows[:, None] == gallery.rows[top]).astype(np.result_type(queries.dtype, gallery.dtype))
+    return np.einsum("qd,qkd->qk", queries, gallery[top])
+
+
 def _backend(*arrays: Any) -> _Numpy | _Torch:
-    """numpy's operations when every argument is a numpy array, torch's when every one is a tensor."""
-    if all(isinstance(a, np.ndarray) for a in arrays):
+    """numpy's operations when every argument is a numpy array (or `OneHot`), torch's when every one is a tensor."""
+    if all(isinstance(a, np.ndarray | OneHot) for a in arrays):
         return _Numpy()
     torch = sys.modules.get("torch")  # a tensor exists only once torch is imported: never import it here
     if torch is not None and all(isinstance(a, torch.Tensor) for a in arrays):
@@ -138,7 +161,7 @@ def first_positive_ranks(
     ranks = np.empty(len(queries), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
         stop = min(start + chunk_size, len(queries))
-        sims = queries[start:stop] @ gallery.T
+        sims = dots(queries[start:stop], gallery)
         mask = _positive_mask(xp, positives[start:stop], sims)
         if exclude is not None:
             own = np.asarray(exclude[start:stop], dtype=np.int64)
@@ -185,7 +208,7 @@ def top_k(queries: Matrix, gallery: Matrix, k: int, chunk_size: int = 1024) -> n
     k = min(k, gallery.shape[0])
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), chunk_size):
-        sims = queries[start : start + chunk_size] @ gallery.T
+        sims = dots(queries[start : start + chunk_size], gallery)
         out[start : start + len(sims)] = xp.to_numpy(xp.best_k(sims, k))
     return out
 

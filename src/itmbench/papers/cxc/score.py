@@ -20,7 +20,7 @@ from itmbench.metrics.correlation import spearman_bootstrap
 from itmbench.metrics.retrieval import retrieval_summary
 from itmbench.papers.cxc.canonical import _config_value
 from itmbench.papers.cxc.released import ITEM_COLUMNS, TASKS
-from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.embed import EmbeddingCache, row_dots
 from itmbench.scoring.pairs import (
     PairScores,
     Shortlist,
@@ -176,7 +176,7 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         a_ids = frame[f"{a}_id"].to_numpy(np.int64)
         b_ids = frame[f"{b}_id"].to_numpy(np.int64)
         ea, eb = cache.get(kind_a, a_ids), cache.get(kind_b, b_ids)
-        model = (ea.astype(np.float64) * eb.astype(np.float64)).sum(axis=1) if len(a_ids) else np.zeros(0)
+        model = row_dots(ea, eb) if len(a_ids) else np.zeros(0)
         query, partner = (b_ids, a_ids) if task == "sits" and sits_query == "image" else (a_ids, b_ids)
         frames.append(
             pd.DataFrame(

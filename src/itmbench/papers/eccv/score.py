@@ -33,7 +33,7 @@ from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, PM_TABLES, QUERY_K
 from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
-from itmbench.scoring.retrieval import top_k
+from itmbench.scoring.retrieval import gathered_dots, top_k
 
 PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
 METRIC_COLUMNS = ("r1", "r5", "r10")
@@ -143,7 +143,7 @@ def score_dual(
         g_emb = emb[g_kind]
         for start in range(0, len(q_ids), chunk_size):
             q = emb[q_kind][start : start + chunk_size]
-            scores[start : start + len(q)] = np.einsum("qd,qkd->qk", q, g_emb[top[start : start + chunk_size]])
+            scores[start : start + len(q)] = gathered_dots(q, g_emb, top[start : start + chunk_size])
         row: dict[str, Any] = {
             "direction": direction,
             "query_id": q_ids,
