@@ -64,13 +64,16 @@ def _positive_pairs(positives: Sequence[ArrayLike], n_queries: int) -> tuple[np.
     if len(positives) != n_queries:
         raise ValueError(f"got {n_queries} rankings but {len(positives)} positive sets")
     pos_rows = [
-        np.unique(np.asarray(list(p) if isinstance(p, (set, frozenset)) else p, dtype=np.int64).ravel())
-        for p in positives
+        np.asarray(list(p) if isinstance(p, (set, frozenset)) else p, dtype=np.int64).ravel() for p in positives
     ]
     counts = np.array([len(p) for p in pos_rows], dtype=np.int64)
     q = np.repeat(np.arange(n_queries, dtype=np.int64), counts)
     items = np.concatenate(pos_rows) if pos_rows else np.zeros(0, dtype=np.int64)
-    return q, items
+    order = np.lexsort((items, q))  # by query, then id: each query's distinct ids, sorted, as np.unique gives them
+    q, items = q[order], items[order]
+    first = np.ones(len(q), dtype=bool)
+    first[1:] = (q[1:] != q[:-1]) | (items[1:] != items[:-1])
+    return q[first], items[first]
 
 
 def _pair_keys(mat: np.ndarray, pq: np.ndarray, pitems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,7 +99,10 @@ def relevance_matrix(ranked: Rankings, positives: Sequence[ArrayLike]) -> tuple[
     if n == 0 or width == 0 or len(pitems) == 0:
         return np.zeros((n, width), dtype=bool), n_pos
     ranked_keys, pos_keys = _pair_keys(mat, pq, pitems)
-    rel = np.isin(ranked_keys, pos_keys)
+    # membership by binary search in the sorted positive keys: np.isin would sort the [n, K] ranked keys too
+    pos_keys = np.sort(pos_keys)
+    at = np.minimum(np.searchsorted(pos_keys, ranked_keys), len(pos_keys) - 1)
+    rel = pos_keys[at] == ranked_keys
     rel &= np.arange(width)[None, :] < lengths[:, None]
     return rel, n_pos
 
