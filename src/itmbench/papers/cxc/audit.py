@@ -33,14 +33,24 @@ def _all_pairs_true_positives(sd: _Split, task: str, cfg: CxcConfig) -> set[tupl
     if task == "sts":
         atoms = [claim_atoms(s) for s in sd.structures]
         vocab = {a: k for k, a in enumerate(sorted({a for s in atoms for a in s}, key=repr))}
-        x = np.zeros((len(atoms), len(vocab)), dtype=np.float64)
-        for r, s in enumerate(atoms):
-            x[r, [vocab[a] for a in s]] = 1.0
-        size = x.sum(1)
+        # captions x atoms, 0/1, sparse: a caption has a handful of the thousands of atoms, and the shared-atom
+        # counts are exact integers either way (a dense product multiplied 25k x 25k x |atoms| mostly zeros)
+        from scipy.sparse import csr_matrix
+
+        cols = [vocab[a] for s in atoms for a in s]
+        counts = np.array([len(s) for s in atoms], dtype=np.int64)
+        x = csr_matrix(
+            (np.ones(len(cols), dtype=np.float64), np.asarray(cols, dtype=np.int64), np.r_[0, np.cumsum(counts)]),
+            shape=(len(atoms), len(vocab)),
+        )
+        x.sum_duplicates()
+        x.data[:] = 1.0  # a caption's atom counts once, as the dense 0/1 matrix had it
+        size = np.asarray(x.sum(axis=1)).ravel()
+        xt = x.T.tocsr()
         ids = sd.caption_ids
         for start in range(0, len(ids), _CHUNK):
             rows = np.arange(start, min(start + _CHUNK, len(ids)))
-            inter = np.rint(x[rows] @ x.T)
+            inter = np.rint((x[rows] @ xt).toarray())
             union = size[rows][:, None] + size[None, :] - inter
             c1_fits = sd.fits[rows][:, sd.caption_image_row]  # [c1 in rows, c2]: c1 fits the image of c2
             c2_fits = sd.fits[:, sd.caption_image_row[rows]].T  # [c1 in rows, c2]: c2 fits the image of c1
