@@ -329,9 +329,7 @@ PAPERS: dict[str, Paper] = {
     "sugarcrepe": Paper(
         "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), data_tables=("paired",)
     ),
-    "aro": Paper(
-        "aro", "ARO", ("aro",), {"results": "ARO results", "relations": "VG-Relation per relation"}, ("sets",)
-    ),
+    "aro": Paper("aro", "ARO", ("aro",), {"results": "Results", "relations": "VG-Relation per relation"}, ("sets",)),
 }
 
 

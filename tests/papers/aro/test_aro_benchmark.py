@@ -14,7 +14,8 @@ from itmbench.papers.aro import score as aro_score
 from itmbench.papers.aro.config import AroConfig
 from itmbench.papers.registry import benchmark
 from itmbench.params import make_config
-from itmbench.scoring.embed import EmbeddingCache, write_embeddings
+from itmbench.scoring.embed import EmbeddingCache, pair_dots, write_embeddings
+from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.parse import parse_caption
@@ -207,7 +208,7 @@ def test_macro_accuracy_worked_example():
     assert m["vg_relation_items"]["value"] == pytest.approx(400 / 7)
     assert m["vg_relation"]["lo"] <= m["vg_relation"]["value"] <= m["vg_relation"]["hi"]
     m = aro_score.summarize(scores.assign(dataset="vg_attribution"), min_attribute_pair_items=5)["metrics"]
-    assert m["vg_attribution"]["value"] is None  # no pair has 5 items
+    assert "vg_attribution" not in m and m["vg_attribution_items"]["n"] == 7  # no pair has 5 items
 
 
 def test_scoring_through_an_embedding_cache(tmp_path, world, tables):
@@ -250,3 +251,24 @@ def test_audit_finds_no_false_negative_fitting(world, tables):
 def test_build_refuses_inputs(world):
     with pytest.raises(TypeError, match="unexpected inputs"):
         aro_build.build(world, make_config(AroConfig, relation_margin=0.0, max_objects=3), pv_choice={})
+
+
+def test_a_cross_scorers_pair_scores_give_the_dual_encoders_table(tmp_path, tables):
+    items = tables["items"]
+    rng = np.random.default_rng(1)
+    images = items.loc[items["kind"] == "image", "item_id"].to_numpy()
+    captions = items.loc[items["kind"] == "caption", "item_id"].to_numpy()
+    emb = {
+        "image_ids": images,
+        "image_emb": rng.normal(size=(len(images), 4)).astype(np.float32),
+        "caption_ids": captions,
+        "caption_emb": rng.normal(size=(len(captions), 4)).astype(np.float32),
+    }
+    write_embeddings(tmp_path / "e.npz", emb)
+    cache = EmbeddingCache([tmp_path / "e.npz"])
+    dual = aro_score.score_dual(tables, cache)
+    pairs = aro_score.pairs_needed(tables)
+    scores = pair_dots(cache, pairs["caption_id"].to_numpy(), pairs["image_id"].to_numpy())
+    write_pair_scores(tmp_path / "p.parquet", pairs, scores)
+    pd.testing.assert_frame_equal(aro_score.score_pairs(tables, PairScores([tmp_path / "p.parquet"])), dual)
+    assert 0 < dual["correct"].mean() < 1

@@ -36,7 +36,7 @@ def sets_figure(metrics: Mapping[str, Mapping[str, Mapping]], rows: Mapping[str,
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
     ax.set_title(f"ARO in the world: each set per model, dashed: chance ({intervals_label(metrics, 'aro')})")
-    ax.legend(loc="lower left", fontsize=6, ncol=4)
+    ax.legend(loc="upper right", fontsize=6, ncol=4)
     fig.tight_layout()
     return fig
 

@@ -9,7 +9,7 @@ Metrics (`summarize`), as the paper reports them:
 - VG-Relation: the macro accuracy, the mean over relations of each relation's accuracy (the authors'
   notebook; every relation the world builds is asymmetric, so none is left out);
 - VG-Attribution: the macro accuracy over attribute pairs with at least `min_attribute_pair_items` items
-  (the authors' `evaluate_scores` skips pairs of fewer than 25); `None` when no pair has that many;
+  (the authors' `evaluate_scores` skips pairs of fewer than 25); left out when no pair has that many;
 - COCO-Order and Flickr30k-Order: the accuracy over items (the authors' "Precision@1"), and per perturbation
   how often the true caption scores at least as high as it (what the paper's claim on order reads).
 Intervals: Wilson for an accuracy over items, a percentile bootstrap resampling items within each relation
@@ -32,7 +32,7 @@ from itmbench.scoring.embed import EmbeddingCache, pair_dots
 from itmbench.scoring.pairs import PairScores, pair_frame
 
 CHANCE_PERCENT = {"vg_relation": 50.0, "vg_attribution": 50.0, "coco_order": 20.0, "flickr30k_order": 20.0}
-MIN_ATTRIBUTE_PAIR_ITEMS = 25  # the authors' evaluate_scores (params: aro.min_attribute_pair_items)
+MIN_ATTRIBUTE_PAIR_ITEMS = 25  # the authors' evaluate_scores skips attribute pairs of fewer items
 MAX_OPTIONS = 1 + len(PERTURBATIONS)
 SCORE_COLUMNS = ("id", "dataset", "label", "image_id", *(f"s{k}" for k in range(MAX_OPTIONS)), "correct")
 SCORE_OPTIONS = ("n_boot", "seed", "confidence")
@@ -104,10 +104,11 @@ def macro_accuracy(correct: np.ndarray, label: np.ndarray, min_items: int = 1) -
 
 def _macro_json(
     correct: np.ndarray, label: np.ndarray, min_items: int, n_boot: int, seed: int, confidence: float
-) -> dict[str, Any]:
+) -> dict[str, Any] | None:
+    """The macro accuracy with its interval; None when no label has `min_items` items."""
     value, names = macro_accuracy(correct, label, min_items)
     if not names:
-        return {"value": None, "lo": None, "hi": None, "n": 0, "labels": 0}
+        return None
     lo, hi = bootstrap_mean_interval([correct[label == x] for x in names], n_boot, seed, confidence)
     n = int(np.isin(label, names).sum())
     return {"value": value, "lo": min(100 * lo, value), "hi": max(100 * hi, value), "n": n, "labels": len(names)}
@@ -140,7 +141,9 @@ def summarize(
         metrics[f"{name}_items"] = items
         if name.startswith("vg_"):
             min_items = min_attribute_pair_items if name == "vg_attribution" else 1
-            metrics[name] = _macro_json(c, lab, min_items, n_boot, seed, confidence)
+            macro = _macro_json(c, lab, min_items, n_boot, seed, confidence)
+            if macro is not None:  # left out when no label has enough items (a small world's VG-Attribution)
+                metrics[name] = macro
             for x in np.unique(lab):
                 metrics[f"{name}:{x}"] = accuracy_json(accuracy_from_correct(c[lab == x], confidence))
         else:

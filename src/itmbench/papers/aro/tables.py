@@ -3,7 +3,7 @@
 No printed number of the paper is transcribed (`published_results.csv` holds none): the paper's text could be
 retrieved only as its abstract and introduction, so its results tables could not be read (docs/aro.md). The
 world's tables are laid out as the authors' code reports the sets: one row per model with each set's headline
-metric (`ARO results`: VG-Relation and VG-Attribution macro accuracy, COCO-Order and Flickr30k-Order accuracy
+metric (`Results`: VG-Relation and VG-Attribution macro accuracy, COCO-Order and Flickr30k-Order accuracy
 over items), and VG-Relation's accuracy per relation (`VG-Relation per relation`, the records the authors'
 `evaluate_scores` returns).
 """
@@ -19,7 +19,7 @@ from itmbench.papers.aro.config import DATASETS
 from itmbench.papers.world_cells import WorldMetrics, entry_cell, long_frame, metric_entry
 from itmbench.world.captions import RELATION_WORDS
 
-RESULTS_TABLE = "ARO results"
+RESULTS_TABLE = "Results"
 RELATION_TABLE = "VG-Relation per relation"
 COLUMNS = {
     "vg_relation": "VG-Relation",
