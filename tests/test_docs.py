@@ -52,7 +52,7 @@ def test_the_docs_have_snippets_of_every_kind_of_repo_source() -> None:
 
 
 def test_every_paper_page_quotes_its_published_numbers_from_the_csvs() -> None:
-    for paper in ("bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe"):
+    for paper in ("bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe", "aro"):
         page = REPO / "docs" / f"{paper}.md"
         specs = [s.spec for s in snippets.find_snippets(page.read_text(), page)]
         assert any(s.startswith("published src/itmbench/papers/") for s in specs), page

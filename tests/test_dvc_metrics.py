@@ -44,7 +44,7 @@ def test_dvc_yaml_declares_every_metrics_file_of_the_default_run() -> None:
     assert not problems, "\n".join(problems)
     declared = dvc_metrics.declared_metrics((REPO / "dvc.yaml").read_text())
     papers = {Path(f).parent.name for f in declared}
-    assert {"retrieval", "bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe"} <= papers
+    assert {"retrieval", "bison", "mcic", "eccv", "bivlc", "cxc", "sugarcrepe", "aro"} <= papers
 
 
 def test_the_models_of_each_benchmark_follow_their_capabilities() -> None:
@@ -63,7 +63,7 @@ def test_the_models_of_each_benchmark_follow_their_capabilities() -> None:
     for f in files:
         by_bench.setdefault(Path(f).parent.name, set()).add(Path(f).stem)
     # cross scorers score every image-text benchmark; only the listed one ranks the galleries
-    for bench in ("bison", "mcic", "bivlc", "sugarcrepe"):
+    for bench in ("bison", "mcic", "bivlc", "sugarcrepe", "aro"):
         assert by_bench[bench] == {"clip", "coca", "ffnn"}, bench
     for bench in ("retrieval", "eccv"):
         assert by_bench[bench] == {"clip", "ffnn"}, bench

@@ -214,7 +214,7 @@ def test_a_models_benchmarks_are_registered_benchmarks_each_once():
     assert model_spec("m", {"family": "random", "benchmarks": []}).benchmarks == ()
     assert not any(listed({"benchmarks": []}, bench, "m") for bench in BENCHMARKS)
     bad = {
-        "cxcx": r"models\.m: benchmarks\.0: 'cxcx' is not one of \['bison', 'bivlc', 'cxc'",
+        "cxcx": r"models\.m: benchmarks\.0: 'cxcx' is not one of \['aro', 'bison', 'bivlc', 'cxc'",
         "twice": r"models\.m: benchmarks: \['cxc', 'cxc'\] has non-unique elements",
         "string": r"models\.m: benchmarks: 'cxc' is not of type 'array'",
     }

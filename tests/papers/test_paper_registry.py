@@ -45,6 +45,9 @@ def test_each_benchmark_table_prints_at_its_papers_printed_precision():
             continue
         printed = load_published(name)
         printed = printed[printed["table"].isin(PAPERS[name].world_tables.values())]
+        if printed.empty:  # no printed cell of its world tables transcribed (ARO: docs/aro.md): the house's 2
+            assert entry.decimals == 2 and not entry.column_decimals, name
+            continue
         counts = printed["decimals"].value_counts()
         assert entry.decimals == max(counts.index, key=lambda d: (counts[d], d)), (name, counts.to_dict())
     cxc = load_published("cxc")

@@ -106,7 +106,14 @@ def _metrics() -> dict[str, dict[str, dict]]:
         "cxc": {m: _cxc(m, b) for m, b in zip(MODELS, (5.0, 0.5, 4.0))},
         "mcic": {m: _mcic(m, v) for m, v in zip(MODELS, (52.0, 21.0, 50.0))},
         "sugarcrepe": {m: _sugarcrepe(m, b) for m, b in zip(MODELS, (80.0, 50.0, 70.0))},
+        "aro": {m: _aro(m, b) for m, b in zip(MODELS, (60.0, 50.0, 55.0))},
     }  # fmt: skip
+
+
+def _aro(model: str, base: float) -> dict:
+    names = ("vg_relation", "vg_attribution", "coco_order", "flickr30k_order", "vg_relation:above")
+    return {"benchmark": "aro", "model": model, "confidence": 0.95,
+            "metrics": {name: _entry(base + i / 2) for i, name in enumerate(names)}}  # fmt: skip
 
 
 def _sugarcrepe(model: str, base: float) -> dict:

@@ -40,6 +40,7 @@ WORLD_PAPER_FILES = {
     "bivlc": (["table2", "table3", "table4"], ["scores"]),
     "cxc": (["table2", "table3", "table4", "table5"], ["recall"]),
     "sugarcrepe": (["table3"], ["subtypes"]),
+    "aro": (["results", "relations"], ["sets"]),
 }
 
 
@@ -265,7 +266,7 @@ SCORING_RULES = {
     "index",
     "all",
 }
-WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic", "sugarcrepe")
+WORLD_PAPERS = ("bison", "bivlc", "cxc", "eccv", "mcic", "sugarcrepe", "aro")
 
 
 @pytest.mark.slow

@@ -41,7 +41,9 @@ MODEL_THREADS = 1 if SOURCE == "world" else workflow.cores
 MODEL_SPECS = config["models"] if SOURCE == "world" else coco_model_specs(config)
 MODELS = sorted(MODEL_SPECS)
 TRAINED = sorted(m for m, spec in MODEL_SPECS.items() if spec.get("trainer"))
-WORLD_BENCHMARKS = sorted(BENCHMARKS)
+# The benchmarks of the source: every registered one in the world; on COCO those with a COCO loader
+# (sources.coco_benchmarks), a world-only benchmark (one whose released files are not mapped onto COCO) left out.
+WORLD_BENCHMARKS = sorted(b for b in BENCHMARKS if SOURCE == "world" or b in COCO_BENCHMARKS)
 ADDING_BENCHMARKS = (
     sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
     if SOURCE == "world"

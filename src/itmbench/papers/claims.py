@@ -269,7 +269,7 @@ def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
 # --- the claims of every paper (each paper's `claims` module) -----------------------------------------
 
 # The order the claims tables list the papers' claims in (every registered paper with claims).
-CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison", "sugarcrepe")
+CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison", "sugarcrepe", "aro")
 
 
 @functools.cache

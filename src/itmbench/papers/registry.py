@@ -206,6 +206,15 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
         decimals=2,
     ),
+    "aro": BenchmarkEntry(
+        "aro",
+        "AroConfig",
+        _no_kwargs,
+        adds_items=True,
+        truth_in_config=True,
+        heading="ARO (Yuksekgonul et al.): relations and attributes swapped, word order perturbed",
+        decimals=2,
+    ),
 }
 
 
@@ -225,6 +234,7 @@ TASK_MODALITIES: dict[str, frozenset[str]] = {
     "mcic": frozenset({"image-text"}),
     "bivlc": frozenset({"image-text"}),
     "sugarcrepe": frozenset({"image-text"}),
+    "aro": frozenset({"image-text"}),
     "eccv": frozenset({"image-text"}),
     "cxc": frozenset({"image-text", "text-text", "image-image"}),
 }
@@ -319,6 +329,7 @@ PAPERS: dict[str, Paper] = {
     "sugarcrepe": Paper(
         "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), data_tables=("paired",)
     ),
+    "aro": Paper("aro", "ARO", ("aro",), {"results": "Results", "relations": "VG-Relation per relation"}, ("sets",)),
 }
 
 

@@ -1,0 +1,48 @@
+"""ARO's claims decide on the world's metrics, and can fail."""
+
+from __future__ import annotations
+
+import json
+
+from itmbench.papers.aro import claims as aro_claims
+from itmbench.papers.claims import ClaimConfig, Results, claim, explain
+
+
+def _doc(relation: tuple[float, float, float], order: tuple[float, float, float]) -> dict:
+    entry = lambda v: {"value": v[0], "lo": v[1], "hi": v[2], "n": 100}  # noqa: E731
+    return {"confidence": 0.95, "metrics": {"vg_relation": entry(relation), "coco_order": entry(order)}}
+
+
+def _results(docs: dict, kinds: dict) -> Results:
+    return Results("world", {"aro": docs}, kinds)
+
+
+KINDS = {"clip": "contrastive", "vse": "contrastive", "random": "random"}
+
+
+def test_relation_claim_holds_when_half_the_models_reach_chance_and_fails_otherwise():
+    near = {"clip": _doc((55.0, 49.0, 61.0), (30, 25, 35)), "vse": _doc((70.0, 65.0, 75.0), (30, 25, 35))}
+    v = aro_claims.relation_not_above_chance(_results(near, KINDS), ClaimConfig())
+    assert v.holds is True and v.evidence["models"]["clip"]["fails"] and not v.evidence["models"]["vse"]["fails"]
+    above = {"clip": _doc((60.0, 51.0, 69.0), (30, 25, 35)), "vse": _doc((70.0, 65.0, 75.0), (30, 25, 35))}
+    assert aro_claims.relation_not_above_chance(_results(above, KINDS), ClaimConfig()).holds is False
+    # the random model is no image-text model: its chance-level numbers decide nothing
+    only_random = {"random": _doc((50.0, 40.0, 60.0), (20, 15, 25))}
+    assert aro_claims.relation_not_above_chance(_results(only_random, KINDS), ClaimConfig()).holds is None
+
+
+def test_order_claim_reads_the_upper_bound():
+    low = {"clip": _doc((55.0, 49.0, 61.0), (30.0, 25.0, 45.0)), "vse": _doc((55.0, 49.0, 61.0), (40.0, 35.0, 49.9))}
+    assert aro_claims.order_insensitive(_results(low, KINDS), ClaimConfig()).holds is True
+    high = {"clip": _doc((55.0, 49.0, 61.0), (45.0, 40.0, 51.0)), "vse": _doc((55.0, 49.0, 61.0), (90, 85, 95))}
+    assert aro_claims.order_insensitive(_results(high, KINDS), ClaimConfig()).holds is False
+
+
+def test_negclip_is_undecided_and_every_claim_explains_itself():
+    docs = {"clip": _doc((55.0, 49.0, 61.0), (30.0, 25.0, 45.0))}
+    res = _results(docs, KINDS)
+    for c in aro_claims.CLAIMS:
+        v = claim("aro", c.id).check(res, ClaimConfig())
+        assert (v.holds is None) == (c.id in ("negclip_improves", "attribution_not_above_chance")), c.id
+        shown = explain("aro", c.id, v.holds, json.dumps(v.evidence), v.reason)
+        assert shown.sentence
