@@ -57,6 +57,16 @@ def test_each_benchmark_table_prints_at_its_papers_printed_precision():
     assert precision == {"t2i/cxc/MedR": 0, "t2i/cxc/R@1": 1, "sts/spearman": 1}
 
 
+def test_every_registered_paper_has_its_report_caption():
+    """`snakemake --report` captions a paper's flagged tables and figures with workflow/report/<paper>.rst
+    (workflow/rules/helpers/papers.smk): a registered paper without one breaks the report."""
+    from pathlib import Path
+
+    report = Path(__file__).resolve().parents[2] / "workflow" / "report"
+    missing = [p for p in sorted(PAPERS) if not (report / f"{p}.rst").is_file()]
+    assert missing == [], f"no caption file {report}/<paper>.rst for {missing}"
+
+
 def test_unknown_benchmark_is_named():
     with pytest.raises(ValueError, match="unknown benchmark 'bisson'"):
         benchmark("bisson")
