@@ -465,10 +465,10 @@ def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tiny
     assert coca and not any(r in ("embed", "embed_added", "embed_train_split") for r, _ in coca)
     assert not any(g in w for _, w in coca for g in galleries), coca
     assert {w for r, w in coca if r == "score_pairs"} == {
-        f"pairbench={b}, cross=coca" for b in ("bison", "bivlc", "mcic", "sugarcrepe")
+        f"pairbench={b}, cross=coca" for b in ("aro", "bison", "bivlc", "mcic", "sugarcrepe")
     }
     ffnn_pairs = {w for r, w in jobs if r == "score_pairs" and "cross=ffnn" in w}
-    assert len(ffnn_pairs) == 7  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
+    assert len(ffnn_pairs) == 8  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
     asked = planned_jobs(copy_workflow(tmp_path), override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
     assert {w for r, w in asked if r == "score_pairs" and "cross=coca" in w} >= {
         f"pairbench={b}, cross=coca" for b in galleries
