@@ -37,14 +37,12 @@ def _all_pairs_true_positives(sd: _Split, task: str, cfg: CxcConfig) -> set[tupl
         # counts are exact integers either way (a dense product multiplied 25k x 25k x |atoms| mostly zeros)
         from scipy.sparse import csr_matrix
 
-        cols = [vocab[a] for s in atoms for a in s]
+        cols = [vocab[a] for s in atoms for a in s]  # each atom once per caption: `claim_atoms` is a set
         counts = np.array([len(s) for s in atoms], dtype=np.int64)
         x = csr_matrix(
             (np.ones(len(cols), dtype=np.float64), np.asarray(cols, dtype=np.int64), np.r_[0, np.cumsum(counts)]),
             shape=(len(atoms), len(vocab)),
         )
-        x.sum_duplicates()
-        x.data[:] = 1.0  # a caption's atom counts once, as the dense 0/1 matrix had it
         size = np.asarray(x.sum(axis=1)).ravel()
         xt = x.T.tocsr()
         ids = sd.caption_ids
