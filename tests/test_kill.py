@@ -4,9 +4,9 @@ Two real multi-output commands run in a subprocess, `python -m itmbench.cli`: `t
 Markdown and LaTeX) and `score-benchmark --name retrieval --metrics` (per-query ranks and their
 metrics). Each starts from
 the previous run's complete set (other inputs) and is sent SIGTERM or SIGKILL (alternately) at seeded
-random points over its measured duration, with `ITMBENCH_TEST_SLOW_WRITE` (the test hook of
-`itmbench.io`) stretching each output's write and the pauses between the final renames, so the points
-land in the writes and the renames as well as in the start-up. After every point:
+random points, drawn in turn in each phase of a run (start-up, writes, renames: found by the command's temps and
+journal), with `ITMBENCH_TEST_SLOW_WRITE` (the test hook of `itmbench.io`) stretching each output's write and
+the pauses between the final renames. After every point:
 
 - the outputs are byte for byte the previous set or the new set (an uninterrupted run's), never a mix;
   the one exception is a SIGKILL among the final renames, which leaves the set's journal: completing its
@@ -183,28 +183,70 @@ def _score(tmp: Path) -> Command:
     return Command("score-benchmark", argv, tmp / "score")
 
 
+def _phases(command: Command) -> tuple[float, float, float]:
+    """One uninterrupted run with the slow hook: seconds from the start to its first temp (start-up and
+    computing), from there to its journal (the writes), from there to its exit (the renames)."""
+    out = command.fresh(-1)
+    t0 = time.monotonic()
+    proc = _start(command.argv("new", out), slow=True)
+    first_temp = journal = None
+    while proc.poll() is None:
+        now = time.monotonic() - t0
+        names = [p.name for p in out.iterdir()]
+        if first_temp is None and any(TEMP_MARK in n for n in names):
+            first_temp = now
+        if journal is None and any(n.startswith(JOURNAL_PREFIX) for n in names):
+            journal = now
+        time.sleep(0.005)
+    end = time.monotonic() - t0
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-2000:]
+    assert _outputs(out) == command.new  # the hook changes no byte
+    assert first_temp is not None and journal is not None, f"{command.name}: no temp or journal seen in {end:.1f} s"
+    return first_temp, journal - first_temp, end - journal
+
+
+def _wait_for_debris(out: Path, proc: subprocess.Popen, journal: bool) -> None:
+    """Until the command's first temp (or its journal) is in `out`, or the command has ended."""
+    while proc.poll() is None:
+        names = [p.name for p in out.iterdir()]
+        if any(n.startswith(JOURNAL_PREFIX) if journal else TEMP_MARK in n for n in names):
+            return
+        time.sleep(0.002)
+
+
+PHASES = ("start-up", "writes", "renames")
+
+
 @pytest.mark.parametrize("make", [_table, _score], ids=["table-benchmark", "score-benchmark"])
 def test_a_killed_command_leaves_the_previous_or_the_new_complete_set(make, tmp_path: Path) -> None:
+    """The points are drawn per phase, in turn (start-up, writes, renames), each at a seeded random time within
+    its phase as an uninterrupted run measured it: a phase is found by the command's files (its first temp, its
+    journal), not by the clock alone, so a command whose start-up is most of its run still has points in its
+    writes and renames, however fast or loaded the machine."""
     command = make(tmp_path)
-    timing = command.fresh(-1)
-    duration = _run(command.argv("new", timing), slow=True)
-    assert _outputs(timing) == command.new  # the hook changes no byte
+    spans = _phases(command)
     rng = np.random.default_rng(18)
-    outcomes: Counter[tuple[str, str]] = Counter()
-    for k, at in enumerate(rng.uniform(0.0, duration, POINTS)):
+    outcomes: Counter[tuple[str, str, str]] = Counter()
+    for k in range(POINTS):
+        phase = k % len(PHASES)
         sig = (signal.SIGTERM, signal.SIGKILL)[k % 2]
         out = command.fresh(k)
         proc = _start(command.argv("new", out), slow=True)
-        time.sleep(at)
+        if phase:
+            _wait_for_debris(out, proc, journal=phase == 2)
+        time.sleep(rng.uniform(0.0, spans[phase]))
         proc.send_signal(sig)
         proc.wait(timeout=120)
         left = " (temps left for the rerun)" if sig == signal.SIGKILL and _debris(out) else ""
-        outcomes[sig.name, command.classify(out) + left] += 1
+        outcomes[PHASES[phase], sig.name, command.classify(out) + left] += 1
         command.after(sig, proc, out)
-    print(f"\n{command.name}: {POINTS} points over {duration:.1f} s: {dict(sorted(outcomes.items()))}")
+    spans_text = ", ".join(f"{name} {s:.2f} s" for name, s in zip(PHASES, spans))
+    print(f"\n{command.name}: {POINTS} points ({spans_text}): {dict(sorted(outcomes.items()))}")
     assert sum(outcomes.values()) == POINTS
-    assert sum(n for (_, what), n in outcomes.items() if what.startswith("previous")) >= 1  # the points span the run:
-    assert sum(n for (_, what), n in outcomes.items() if not what.startswith("previous")) >= 1  # before and after
+    # a kill in the start-up leaves the previous set; one in the renames, the new set (or the journal to complete it)
+    assert all(what.startswith("previous") for (phase, _, what) in outcomes if phase == "start-up")
+    assert not any(what.startswith("previous") for (phase, _, what) in outcomes if phase == "renames")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
