@@ -234,6 +234,20 @@ def test_pmrp_cap_limits_required_depth():
     assert pmrp(ranking, positives, r_cap=None, strict=False) == pytest.approx(40 / 80)
 
 
+def test_pmrp_at_a_stated_depth_is_the_hits_in_that_many_top_ranks_over_it():
+    """ECCV's score reads each query's depth from its pm_vectors: the hits among the top depth[q] ranks over
+    depth[q], counted by hand; depth 0 is NaN; a ranking shorter than its depth raises unless strict=False."""
+    ranked = [[5, 1, 7, 2, 9], [3, 4, 6], [8, 0]]
+    positives = [[1, 2, 9, 11], [4], [0, 8]]
+    got = pmrp_batch(ranked, positives, depth=[3, 2, 0], strict=False)
+    np.testing.assert_allclose(got, [1 / 3, 1 / 2, np.nan], equal_nan=True)  # [5,1,7]: one hit; [3,4]: one
+    assert pmrp_batch(ranked, positives, depth=[4, 1, 2])[2] == 1.0
+    with pytest.raises(ValueError, match="needs the top 6"):
+        pmrp_batch(ranked, positives, depth=[6, 1, 1])
+    with pytest.raises(ValueError, match="2 depths for 3 queries"):
+        pmrp_batch(ranked, positives, depth=[1, 1])
+
+
 def test_query_without_positives_is_nan_not_zero():
     out = map_at_r_batch([[1, 2], [3, 4]], [[2, 9], []])
     assert out[0] == 0.25  # R = 2, hit at rank 2: P(2) / R

@@ -170,10 +170,17 @@ def pmrp_batch(
     positives: Sequence[ArrayLike],
     r_cap: int | None = 50,
     strict: bool = True,
+    depth: ArrayLike | None = None,
 ) -> np.ndarray:
-    """Per-query PMRP: R-Precision on plausible-match positives with R -> min(R, r_cap) (ECCV)."""
+    """Per-query PMRP: R-Precision on plausible-match positives with R -> min(R, r_cap) (ECCV), or to each
+    query's `depth` where the benchmark states it (ECCV's `pm_vectors.pm_depth`; `r_cap` is then unused)."""
     rel, n_pos = relevance_matrix(ranked, positives)
-    depth = n_pos if r_cap is None else np.minimum(n_pos, int(r_cap))
+    if depth is not None:
+        depth = np.asarray(depth, dtype=np.int64)
+        if depth.shape != n_pos.shape:
+            raise ValueError(f"PMRP: {depth.shape[0]} depths for {n_pos.shape[0]} queries; expected one per query")
+    else:
+        depth = n_pos if r_cap is None else np.minimum(n_pos, int(r_cap))
     if strict:
         _check_depth(_lengths(ranked), depth, "PMRP")
     return _precision_at_depth(rel, depth)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch, relevance_matrix
+from itmbench.metrics.ranking import map_at_r_batch, pmrp_batch, r_precision_batch, recall_at_k_batch
 from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, PM_TABLES, QUERY_KIND, SHORT, T2I
 from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
 from itmbench.scoring.embed import EmbeddingCache
@@ -167,13 +167,10 @@ def score_dual(
             row[f"coco_1k_r{kk}"] = coco_1k[kk]
         row["coco_1k_rsum_part"] = sum(coco_1k[kk] for kk in RSUM_KS)
         if has_pm:
-            rel, _ = relevance_matrix(ranked, pm_pos)
-            cum = np.concatenate([np.zeros((len(q_ids), 1), dtype=np.int64), np.cumsum(rel, axis=1)], axis=1)
-            hits = cum[np.arange(len(q_ids)), np.minimum(depth, rel.shape[1])]
             row["n_pm"] = n_pm
             row["pm_depth"] = depth
-            with np.errstate(invalid="ignore", divide="ignore"):
-                row["pmrp"] = np.where(depth > 0, hits / np.maximum(depth, 1), np.nan)
+            # a gallery smaller than a query's depth counts the hits it has (a lower bound), as a short top-K
+            row["pmrp"] = pmrp_batch(ranked, pm_pos, depth=depth, strict=False)
         frames.append(pd.DataFrame(row))
     return pd.concat(frames, ignore_index=True)
 
