@@ -64,7 +64,7 @@ from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, read_world
-from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject
+from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject, relation_between
 from itmbench.world.truth import caption_fits
 
 MODEL_FILE, HISTORY_FILE, METRICS_FILE = "model.pt", "history.json", "metrics.json"
@@ -220,19 +220,6 @@ class Posterior:
     y: np.ndarray  # [C]
 
 
-def _relation_matrix(x: np.ndarray, y: np.ndarray, relation: str, margin: float) -> np.ndarray:
-    """[C, C]: whether the object in cell a is <relation> the object in cell b (world.scene.relation_holds)."""
-    if relation == "left_of":
-        return x[:, None] + margin < x[None, :]
-    if relation == "right_of":
-        return x[:, None] > x[None, :] + margin
-    if relation == "above":
-        return y[:, None] + margin < y[None, :]
-    if relation == "below":
-        return y[:, None] > y[None, :] + margin
-    raise ValueError(f"unknown relation {relation!r}")
-
-
 class Recognizer:
     """A trained GridDetector with its config: posteriors, caption judgements and scene readings of images."""
 
@@ -315,7 +302,8 @@ class Recognizer:
         a, b = self._mention_mask(ms[0], sample), self._mention_mask(ms[1], sample)
         allowed = ~np.eye(len(post.x), dtype=bool)
         if structure.relation is not None:
-            allowed &= _relation_matrix(post.x, post.y, structure.relation, self.cfg.margin)
+            x, y, margin = post.x, post.y, self.cfg.margin  # cell a (rows) <relation> cell b (columns)
+            allowed &= relation_between(x[:, None], y[:, None], x[None, :], y[None, :], structure.relation, margin)
         # exists (i, j) allowed with a[s, i] and b[s, j]  <=>  (a @ allowed) & b has a hit
         reach = (a.astype(np.float64) @ allowed.astype(np.float64)) > 0
         return float((reach & b).any(axis=1).mean())

@@ -54,17 +54,24 @@ class Scene:
         )
 
 
+def relation_between(ax, ay, bx, by, relation: str, margin: float):
+    """Whether a <relation> b holds with at least `margin` of separation along its axis: the world's one
+    definition of its relations, on numbers or on numpy arrays (element-wise, broadcast: a truth tensor over
+    every pair of a scene's objects, a detector's cells)."""
+    if relation == "left_of":
+        return ax + margin < bx
+    if relation == "right_of":
+        return ax > bx + margin
+    if relation == "above":
+        return ay + margin < by
+    if relation == "below":
+        return ay > by + margin
+    raise ValueError(f"unknown relation {relation!r}; expected one of {RELATIONS}")
+
+
 def relation_holds(a: WorldObject, b: WorldObject, relation: str, margin: float) -> bool:
     """Whether `a <relation> b` holds with at least `margin` of separation along its axis."""
-    if relation == "left_of":
-        return a.x + margin < b.x
-    if relation == "right_of":
-        return a.x > b.x + margin
-    if relation == "above":
-        return a.y + margin < b.y
-    if relation == "below":
-        return a.y > b.y + margin
-    raise ValueError(f"unknown relation {relation!r}; expected one of {RELATIONS}")
+    return bool(relation_between(a.x, a.y, b.x, b.y, relation, margin))
 
 
 def sample_scene(image_id: int, rng: np.random.Generator, min_objects: int, max_objects: int) -> Scene:

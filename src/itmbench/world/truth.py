@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from itmbench.world.captions import CaptionStructure, Mention
-from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, relation_holds, scene_arrays
+from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, relation_between, relation_holds, scene_arrays
 
 
 def caption_fits(caption: CaptionStructure, scene: Scene, margin: float) -> bool:
@@ -46,17 +46,10 @@ def _mention_mask(m: Mention, arrays: dict[str, np.ndarray]) -> np.ndarray:
     return mask
 
 
-def _relation_tensor(arrays: dict[str, np.ndarray], relation: str, margin: float) -> np.ndarray:
+def relation_tensor(arrays: dict[str, np.ndarray], relation: str, margin: float) -> np.ndarray:
+    """bool [S, O, O]: object a <relation> object b of each scene (`scene.relation_between`)."""
     x, y = arrays["x"], arrays["y"]
-    if relation == "left_of":
-        return x[:, :, None] + margin < x[:, None, :]
-    if relation == "right_of":
-        return x[:, :, None] > x[:, None, :] + margin
-    if relation == "above":
-        return y[:, :, None] + margin < y[:, None, :]
-    if relation == "below":
-        return y[:, :, None] > y[:, None, :] + margin
-    raise ValueError(f"unknown relation {relation!r}")
+    return relation_between(x[:, :, None], y[:, :, None], x[:, None, :], y[:, None, :], relation, margin)
 
 
 def truth_matrix(
@@ -82,7 +75,7 @@ def truth_matrix(
             pair &= distinct
             if c.relation is not None:
                 if c.relation not in relations:
-                    relations[c.relation] = _relation_tensor(arrays, c.relation, margin)
+                    relations[c.relation] = relation_tensor(arrays, c.relation, margin)
                 pair &= relations[c.relation]
             row = pair.any(axis=(1, 2))
         cache[key] = row

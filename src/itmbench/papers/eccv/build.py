@@ -76,7 +76,7 @@ from itmbench.scoring.embed import EmbeddingCache
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, scene_arrays
-from itmbench.world.truth import truth_matrix
+from itmbench.world.truth import relation_tensor, truth_matrix
 
 CLAIM_KINDS: tuple[str, ...] = ("shape", "colour", "size", "count", "relation")
 BOW_STOPWORDS = frozenset(
@@ -147,20 +147,6 @@ def _attribute_hits(m: Mention, arrays: dict[str, np.ndarray], ignore: frozenset
     return np.where(arrays["valid"], hits, _NEG), n
 
 
-def _relation_matrix(arrays: dict[str, np.ndarray], relation: str, margin: float) -> np.ndarray:
-    """bool [S, O, O]: object a <relation> object b with the margin (the truth module's semantics)."""
-    x, y = arrays["x"], arrays["y"]
-    if relation == "left_of":
-        return x[:, :, None] + margin < x[:, None, :]
-    if relation == "right_of":
-        return x[:, :, None] > x[:, None, :] + margin
-    if relation == "above":
-        return y[:, :, None] + margin < y[:, None, :]
-    if relation == "below":
-        return y[:, :, None] > y[:, None, :] + margin
-    raise ValueError(f"unknown relation {relation!r}")
-
-
 def claim_matrix(
     structures: Sequence[CaptionStructure],
     scenes: Sequence[Scene],
@@ -202,7 +188,7 @@ def claim_matrix(
                 n = n0 + n1
                 if c.relation is not None and "relation" not in ignore:
                     if c.relation not in relations:
-                        relations[c.relation] = _relation_matrix(arrays, c.relation, margin)
+                        relations[c.relation] = relation_tensor(arrays, c.relation, margin)
                     combined = combined + relations[c.relation]
                     n += 1
                 best = np.where(pair_ok, combined, _NEG).max(axis=(1, 2))
