@@ -14,6 +14,8 @@ import os
 import sys
 from collections.abc import Callable, Collection
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+
 
 def _number(text: str, kind: type) -> float | int:
     try:
@@ -158,7 +160,7 @@ def add_bootstrap_options(sp: argparse.ArgumentParser) -> None:
     """--n-boot/--seed/--confidence: the bootstrap over queries of a table computed from a benchmark."""
     sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
     sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
-    sp.add_argument("--confidence", type=open_fraction, default=0.95, help="interval level")
+    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level")
 
 
 def add_metrics_out(sp: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from itmbench.metrics.intervals import binomial_standard_error, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, binomial_standard_error, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Accuracy:
     ci_low: float
     ci_high: float
     standard_error: float
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
 
     @property
     def percent(self) -> float:
@@ -45,7 +45,7 @@ class Accuracy:
         return 100.0 * self.standard_error
 
 
-def accuracy_from_correct(correct: ArrayLike, confidence: float = 0.95) -> Accuracy:
+def accuracy_from_correct(correct: ArrayLike, confidence: float = DEFAULT_CONFIDENCE) -> Accuracy:
     """Aggregate per-instance booleans into accuracy with a Wilson interval and binomial SE."""
     c = np.asarray(correct)
     if c.dtype != bool:
@@ -79,12 +79,12 @@ def _pairwise_correct(score_pos: ArrayLike, score_neg: ArrayLike) -> np.ndarray:
     return p > q
 
 
-def bison_accuracy(score_pos: ArrayLike, score_neg: ArrayLike, confidence: float = 0.95) -> Accuracy:
+def bison_accuracy(score_pos: ArrayLike, score_neg: ArrayLike, confidence: float = DEFAULT_CONFIDENCE) -> Accuracy:
     """BISON: a caption picks the higher-scoring of its two images; a tie counts as wrong."""
     return accuracy_from_correct(_pairwise_correct(score_pos, score_neg), confidence)
 
 
-def sugarcrepe_accuracy(score_pos: ArrayLike, score_neg: ArrayLike, confidence: float = 0.95) -> Accuracy:
+def sugarcrepe_accuracy(score_pos: ArrayLike, score_neg: ArrayLike, confidence: float = DEFAULT_CONFIDENCE) -> Accuracy:
     """SugarCrepe: s(image, positive caption) > s(image, negative caption), strict."""
     return accuracy_from_correct(_pairwise_correct(score_pos, score_neg), confidence)
 
@@ -106,12 +106,14 @@ def multiple_choice_correct(scores: ArrayLike, answer: ArrayLike) -> np.ndarray:
     return true > others.max(axis=1)
 
 
-def mcic_accuracy(scores: ArrayLike, answer: ArrayLike, confidence: float = 0.95) -> Accuracy:
+def mcic_accuracy(scores: ArrayLike, answer: ArrayLike, confidence: float = DEFAULT_CONFIDENCE) -> Accuracy:
     """MCIC/DMC: pick the true caption among 5 options by score; SE is the paper's '±'."""
     return accuracy_from_correct(multiple_choice_correct(scores, answer), confidence)
 
 
-def mcic_accuracy_from_predictions(predicted: ArrayLike, answer: ArrayLike, confidence: float = 0.95) -> Accuracy:
+def mcic_accuracy_from_predictions(
+    predicted: ArrayLike, answer: ArrayLike, confidence: float = DEFAULT_CONFIDENCE
+) -> Accuracy:
     """MCIC/DMC accuracy when a model outputs an option index (e.g. the FFNN's argmax)."""
     p = np.asarray(predicted).ravel()
     a = np.asarray(answer).ravel()
@@ -141,7 +143,7 @@ class BiVLCScores:
     tpos2i: np.ndarray
     tneg2i: np.ndarray
 
-    def accuracies(self, confidence: float = 0.95) -> dict[str, Accuracy]:
+    def accuracies(self, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Accuracy]:
         """Aggregate each of the seven scores (BiVLC Tables 2-4 columns)."""
         return {k: accuracy_from_correct(getattr(self, k), confidence) for k in BIVLC_SCORE_NAMES}
 

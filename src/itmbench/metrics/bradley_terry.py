@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+
 DEFAULT_TOLERANCE = 1e-12
 DEFAULT_MAX_ITER = 100_000
 
@@ -93,7 +95,7 @@ def bradley_terry_interval(
     wins: np.ndarray,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     labels: list[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, hi, replicates): percentile bootstrap bounds of each system's score and the [n_boot, systems]

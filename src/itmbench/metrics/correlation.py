@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+
 
 @dataclass(frozen=True)
 class BootstrapCorrelation:
@@ -111,7 +113,7 @@ def _rowwise_line_fit(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def line_fit_bootstrap(
-    x: ArrayLike, y: ArrayLike, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    x: ArrayLike, y: ArrayLike, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[str, tuple[float, float, float]]:
     """The line of best fit of y on x (least squares) and the Pearson and Spearman correlations, each as
     (value on all pairs, lo, hi): a percentile interval over `n_boot` resamples of the pairs with replacement

@@ -7,8 +7,12 @@ from typing import Any
 
 import numpy as np
 
+# The interval level wherever none is given: params.yaml's `score.confidence` as the params schema defaults it
+# (tests/metrics/test_intervals_default.py holds the two equal). Every default of a `confidence` is this name.
+DEFAULT_CONFIDENCE = 0.95
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+
+def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion, as fractions in [0, 1]."""
     if n <= 0:
         return (float("nan"), float("nan"))
@@ -44,7 +48,7 @@ def bootstrap_interval(
     statistic: Callable[[np.ndarray], float],
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of statistic(values), resampling rows with a fixed seed."""
     values = np.asarray(values)

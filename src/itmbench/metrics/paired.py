@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from itmbench.metrics.intervals import bootstrap_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 
 def paired_difference_interval(
-    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[float, float, float]:
     """Accuracy of A minus accuracy of B (percentage points) and its paired percentile bootstrap interval."""
     a, b = _booleans(a, "a"), _booleans(b, "b")
@@ -86,7 +86,7 @@ def paired_difference_interval(
 
 
 def compare_paired(
-    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE
 ) -> PairedComparison:
     """Both tests of A vs B on the same instances (booleans in the same instance order)."""
     a_only, b_only = discordant_counts(a, b)

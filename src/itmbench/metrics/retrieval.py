@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval, wilson_interval
 
 
 def recall_at_k(ranks: np.ndarray, k: int) -> float:
@@ -21,7 +21,11 @@ def median_rank(ranks: np.ndarray) -> float:
 
 
 def retrieval_summary(
-    ranks: np.ndarray, ks: Sequence[int] = (1, 5, 10), n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    ranks: np.ndarray,
+    ks: Sequence[int] = (1, 5, 10),
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> dict[str, dict[str, float]]:
     """R@K with Wilson intervals and MedR with a seeded bootstrap interval, as percentages."""
     ranks = np.asarray(ranks)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, wilson_interval
 
 COLUMNS = ["row", "column", "value", "lo", "hi"]
 
 
-def rate_row(row: str, column: str, successes: int, n: int, confidence: float = 0.95) -> dict[str, Any]:
+def rate_row(row: str, column: str, successes: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     """successes / n in %, with its Wilson interval (NaN when n is 0)."""
     lo, hi = wilson_interval(successes, n, confidence)
     value = successes / n if n else float("nan")

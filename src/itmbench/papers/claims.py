@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import recorded_confidence
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, recorded_confidence
 
 KINDS: tuple[str, ...] = ("contrastive", "chance", "human", "generative", "other")
 
@@ -132,7 +132,7 @@ class ClaimConfig:
     min_models_for_ranking: int = 3
     eccv_r1_metrics: tuple[str, ...] = ("coco_1k_r1", "original_r1")
     mcic_alpha: float = 0.01
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     significant_differences: bool = True
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.paired import PairedComparison, compare_paired
 
 RECORD_COLUMNS = [
@@ -83,7 +84,7 @@ def paired_records(
     metrics: Iterable[str],
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """One record per (pair, metric): both tests of A vs B over the same instances (`RECORD_COLUMNS`)."""
     records: list[dict[str, Any]] = []
@@ -331,7 +332,7 @@ def gallery_records(
     metrics: Iterable[str],
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """One record per (pair, metric): A's and B's metric, A - B and its paired bootstrap interval over the same
     queries (`GALLERY_COLUMNS`); `values[model]` is its score module's `query_values` frame."""

@@ -80,6 +80,7 @@ import pandas as pd
 
 from itmbench.io import decode_utf8, read_bytes, read_parquet_file
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
 from itmbench.papers.registry import paper as registered_paper
 from itmbench.papers.registry import prediction_paper
@@ -96,7 +97,7 @@ PathLike = str | os.PathLike
 class ScoreOptions:
     """How intervals are computed and how strict the ranked metrics are."""
 
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     n_boot: int = 1000
     seed: int = 0
     ks: tuple[int, ...] = (1, 5, 10)
@@ -177,7 +178,11 @@ def accuracy_json(accuracy: Accuracy) -> dict[str, float | int]:
 
 
 def bootstrap_mean_interval(
-    samples: Sequence[np.ndarray], n_boot: int = 1000, seed: int = 0, confidence: float = 0.95, chunk: int = 50
+    samples: Sequence[np.ndarray],
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+    chunk: int = 50,
 ) -> tuple[float, float]:
     """Percentile interval of the mean of per-sample means, each sample resampled on its own (chunked, seeded)."""
     arrays = [np.asarray(s, dtype=float) for s in samples]

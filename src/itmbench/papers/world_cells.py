@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from itmbench.io import read_json
-from itmbench.metrics.intervals import recorded_confidence
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, recorded_confidence
 from itmbench.papers.published import PAPERS, load_published
 from itmbench.papers.registry import paper as registered_paper
 
@@ -97,9 +97,9 @@ def models_of(metrics: WorldMetrics, benchmark: str) -> list[str]:
 
 
 def interval_confidence(metrics: WorldMetrics, paper: str) -> float:
-    """The interval confidence the metrics were computed with (0.95 when they do not say)."""
+    """The interval confidence the metrics were computed with (DEFAULT_CONFIDENCE when they do not say)."""
     for bench in registered_paper(paper).benchmarks:
         level = recorded_confidence(metrics.get(bench, {}).values())
         if level is not None:
             return level
-    return 0.95
+    return DEFAULT_CONFIDENCE

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import accuracy_from_correct
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.aro.config import DATASETS
 from itmbench.papers.aro.perturb import PERTURBATIONS
 from itmbench.papers.predictions import accuracy_json, bootstrap_mean_interval
@@ -118,7 +119,7 @@ def summarize(
     scores: pd.DataFrame,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     min_attribute_pair_items: int = MIN_ATTRIBUTE_PAIR_ITEMS,
 ) -> dict:
     """Each set's headline metric as the paper reports it (`<dataset>`), its accuracy over items

@@ -49,6 +49,7 @@ from itmbench.metrics.captioning import (
     ptb_tokenize,
     pycocoevalcap_version,
 )
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.bison.config import BisonCaptionMetricsConfig
 from itmbench.papers.bison.score import summarize
 
@@ -175,7 +176,7 @@ def caption_metric_summary(
     cfg: BisonCaptionMetricsConfig,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> dict[str, Any]:
     """The metrics JSON of one caption metric's predictions: BISON accuracy (Wilson), ties, and what was scored."""
     summary = summarize(predictions[["score_true", "score_false"]], n_boot=n_boot, seed=seed, confidence=confidence)

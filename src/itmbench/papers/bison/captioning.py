@@ -35,7 +35,7 @@ from itmbench.metrics.captioning import (
     corpus_bleu4,
     ptb_tokenize,
 )
-from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval, wilson_interval
 from itmbench.papers.world_cells import metric_entry
 
 GENERATED_COLUMNS = ("image_id", "caption")
@@ -182,7 +182,7 @@ def instance_caption_scores(per_image: pd.DataFrame, bison_scores: pd.DataFrame,
 
 
 def mean_difference(
-    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[float, float, float]:
     """mean(a) - mean(b) with a stratified percentile bootstrap interval (each group resampled within itself)."""
     rng = np.random.default_rng(seed)
@@ -198,7 +198,7 @@ def figure8_long(
     bins: int = 20,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Figure 8's numbers (`instances`: captioner -> `instance_caption_scores`), in `FIGURE8_COLUMNS`: per
     captioner, metric and group (correct, incorrect) the mean and median (percentile bootstrap) and the share of

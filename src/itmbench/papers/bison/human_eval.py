@@ -37,7 +37,7 @@ import pandas as pd
 
 from itmbench.errors import InputError
 from itmbench.metrics.captioning import METRIC_NAMES
-from itmbench.metrics.intervals import bootstrap_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.parse import parse_caption
 from itmbench.world.scene import Scene
@@ -143,7 +143,7 @@ def figure4_long(
     bins: int = 10,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Figure 4's numbers in `FIGURE4_COLUMNS` (`rated`: captioner -> `rate_captions`; `scores`: model,
     image_id and a column per metric, the per-image caption scores): per captioner and scale the average with

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import InputError
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, wilson_interval
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.world.captions import GENERIC_NOUNS, NUMBER_WORDS, RELATION_WORDS
 from itmbench.world.scene import COLOURS, SHAPES, SIZES
@@ -130,7 +130,7 @@ def table2_long(
     captions: pd.DataFrame,
     published: pd.DataFrame,
     labels: Mapping[str, str],
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """BISON Table 2 in the paper's layout: the printed columns (Flickr-30K, COCO val, COCO-BISON) beside the
     source's split and its BISON (`labels`: 'split' and 'bison' -> column name); `published` is the printed
@@ -179,7 +179,7 @@ def _share_records(panel: str, counts: Mapping[str, pd.Series], confidence: floa
 
 
 def figure6_long(
-    annotations: pd.DataFrame, captions: pd.DataFrame, labels: Mapping[str, str], confidence: float = 0.95
+    annotations: pd.DataFrame, captions: pd.DataFrame, labels: Mapping[str, str], confidence: float = DEFAULT_CONFIDENCE
 ) -> pd.DataFrame:
     """Figure 6's numbers: per query length (words) and per part of speech, the share of the split's captions
     and of the BISON queries (Wilson intervals), the mean length of each (Student t interval) and the share of
@@ -297,7 +297,7 @@ def figure14_long(
     choices: pd.DataFrame,
     caches: Mapping[str, EmbeddingCache],
     rows: Mapping[str, str],
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Figure 14's numbers: each model's BISON accuracy with each query kind (Wilson intervals); rows by the
     report's row names (`rows`: model -> row), extra columns model, query, correct (count), n."""
@@ -429,7 +429,9 @@ def perturbation_scores(annotations: pd.DataFrame, perturbed: pd.DataFrame, scor
     return out.assign(changed=out["picked_image_id"].to_numpy() != original.loc[ids].to_numpy())
 
 
-def figure9_long(scores: Mapping[str, pd.DataFrame], rows: Mapping[str, str], confidence: float = 0.95) -> pd.DataFrame:
+def figure9_long(
+    scores: Mapping[str, pd.DataFrame], rows: Mapping[str, str], confidence: float = DEFAULT_CONFIDENCE
+) -> pd.DataFrame:
     """Figure 9's numbers: per model and perturbation, the share (%) of BISON predictions that change, among the
     instances whose query the perturbation alters (Wilson intervals); extra columns model, perturbation,
     changed (count), n (altered instances) and accuracy (%, on those instances after the perturbation)."""

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import accuracy_from_correct, bison_accuracy
-from itmbench.metrics.intervals import bootstrap_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval
 from itmbench.papers.bison.released import PREDICTION_SCHEMA
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.pairs import PairScores, pair_frame
@@ -106,7 +106,7 @@ def score_predictions(tables: dict[str, pd.DataFrame], predictions: pd.DataFrame
     )
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """BISON accuracy (%) with a Wilson interval; from scores (strict '>', ties wrong) or from `correct`."""
     if {"score_true", "score_false"} <= set(scores.columns):
         acc = bison_accuracy(scores["score_true"].to_numpy(), scores["score_false"].to_numpy(), confidence)

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, wilson_interval
 from itmbench.papers.world_cells import (
     WorldMetrics,
     cell,
@@ -26,7 +26,7 @@ def bison_world_long(
     metrics: WorldMetrics,
     rows: Mapping[str, str],
     table1_model: str | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     feature_pairs: Sequence[Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """BISON Table 3 (BISON accuracy + retrieval R@1/R@5 per model), Table 1 (one model's R@1 errors) and Table 7
@@ -120,7 +120,7 @@ def bison_section6_records(docs: Mapping[str, Mapping[str, Any]]) -> list[tuple[
 
 
 def bison_table1_records(
-    retrieval: Mapping[str, Mapping[str, Any]], model: str, confidence: float = 0.95
+    retrieval: Mapping[str, Mapping[str, Any]], model: str, confidence: float = DEFAULT_CONFIDENCE
 ) -> list[tuple[Any, ...]]:
     """BISON Table 1 in the world: of a model's t2i R@1 errors (original positives), those correct by the truth."""
     doc = retrieval.get(model)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import InputError
-from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval, wilson_interval
 
 SCORE_COLUMNS = ("bivlc_id", "in_bivlc", "s_c0_i0", "s_c0_i1", "s_c1_i0")
 # margin -> (label, the positive pair's score, the score it is compared with)
@@ -73,7 +73,7 @@ def figure4_long(
     bins: int = 30,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Figure 4's numbers per model (`scores`: model -> its per-instance scores) and margin: mean and median
     (bootstrap), share > 0 and the histogram's shares per bin (Wilson), in `FIGURE4_COLUMNS`. The column is the

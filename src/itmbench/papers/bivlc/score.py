@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import BIVLC_SCORE_NAMES, accuracy_from_correct, bivlc_scores
-from itmbench.metrics.intervals import bootstrap_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval
 from itmbench.negatives.captions import SUBSETS, TYPES
 from itmbench.negatives.edits import _percent_interval
 from itmbench.scoring.embed import EmbeddingCache, pair_dots
@@ -141,7 +141,7 @@ def _group_metrics(scores: pd.DataFrame, confidence: float) -> dict[str, dict[st
     return out
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """SugarCrepe accuracy and BiVLC I2T/T2I/Group (+ the four comparisons), overall, per type and subtype, in %."""
     metrics = _group_metrics(scores, confidence)
     b = scores[scores["in_bivlc"]]

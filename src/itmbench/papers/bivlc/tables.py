@@ -32,6 +32,7 @@ import pandas as pd
 
 from itmbench.errors import InputError
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct, bivlc_scores_from_comparisons
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.bivlc.detectors import (
     DETECTOR_THRESHOLD,
     detection_accuracy_flags,
@@ -102,7 +103,7 @@ def metrics_from_released(
     results: pd.DataFrame | None,
     sugarcrepe_correct: pd.DataFrame | None = None,
     model: str = "",
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     source: str = "BiVLC results",
 ) -> dict[str, Any]:
     """A model's BiVLC metrics JSON (overall and by type) from its released per-instance files (either may be None)."""
@@ -142,7 +143,9 @@ def metrics_from_released(
     }
 
 
-def load_released_metrics(mirror: str | os.PathLike, confidence: float = 0.95) -> dict[str, dict[str, Any]]:
+def load_released_metrics(
+    mirror: str | os.PathLike, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, dict[str, Any]]:
     """{paper row name: metrics JSON} of the four released models, read (md5-checked) from a mirror."""
     from itmbench.sources.released import load_released
 
@@ -159,7 +162,7 @@ def load_released_paired(
     pairs: Iterable[tuple[str, str]] = (("clip_trohn_img", "clip_coco"),),
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Paired tests (`itmbench.papers.paired`) of released models over the same instances (their released
     per-instance results, matched by id): pairs of `RELEASED_MODELS` keys, records named by the printed rows."""
@@ -223,12 +226,12 @@ def bivlc_long_table(
     return frame.astype({"value": float, "lo": float, "hi": float, "n": "int64"})
 
 
-def released_long_table(mirror: str | os.PathLike, confidence: float = 0.95) -> pd.DataFrame:
+def released_long_table(mirror: str | os.PathLike, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """The released models' rows of Tables 2-4 (only where the paper prints them), regenerated."""
     return bivlc_long_table(load_released_metrics(mirror, confidence), printed_rows_only=True)
 
 
-def released_comparison(mirror: str | os.PathLike, confidence: float = 0.95) -> pd.DataFrame:
+def released_comparison(mirror: str | os.PathLike, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """Released-file rows of Tables 2-4 beside the published cells (status match / differs per cell)."""
     return compare(released_long_table(mirror, confidence), "bivlc")
 
@@ -259,7 +262,7 @@ def _cell(table: str, block: str, row: str, column: str, accuracy: Accuracy) -> 
 def detector_long(
     bivlc: Mapping[str, pd.DataFrame],
     sugarcrepe: Mapping[str, pd.DataFrame],
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     threshold: float = DETECTOR_THRESHOLD,
 ) -> pd.DataFrame:
     """Table 5 (BiVLC detection accuracies, detector-based I2T/T2I/Group) and the detectors' SugarCrepe accuracy.
@@ -309,7 +312,9 @@ def load_detector_results(mirror: str | os.PathLike) -> tuple[dict[str, pd.DataF
     return bivlc, sugarcrepe
 
 
-def detector_comparison(mirror: str | os.PathLike, gpt4v: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def detector_comparison(
+    mirror: str | os.PathLike, gpt4v: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE
+) -> pd.DataFrame:
     """Table 5 and Section 5.3 regenerated from the released files, beside every printed cell of them.
 
     Cells the released files cannot give (the Random row; VQAScore-XXL and CapPa) are kept as
@@ -337,7 +342,7 @@ SECTION53_CAPTION = (
 def write_released_tables(
     mirror: str | os.PathLike,
     out_dir: str | os.PathLike,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     gpt4v: pd.DataFrame | None = None,
 ) -> list[Path]:
     """Write one comparison table per BiVLC table from the released files; return the paths.
@@ -460,7 +465,9 @@ def trohn_text_counts(summary: Any, source: str) -> tuple[str, dict[str, int]]:
     return str(summary.get("model", Path(source).parent.name)), {s: out.get(s, 0) for s in TABLE6_SUBSETS}
 
 
-def table6_long(counts_by_model: Mapping[str, Mapping[str, int]], confidence: float = 0.95) -> pd.DataFrame:
+def table6_long(
+    counts_by_model: Mapping[str, Mapping[str, int]], confidence: float = DEFAULT_CONFIDENCE
+) -> pd.DataFrame:
     """Table 6 cells of each model's TROHN-Text: instances per subtype and in total, and each subtype's share (%).
 
     One model fills the printed rows; several each get a block named after the model.
@@ -506,7 +513,9 @@ def table6_published() -> pd.DataFrame:
     return pd.concat([pub, derived], ignore_index=True)
 
 
-def trohn_text_comparison(histories: Iterable[str | os.PathLike], confidence: float = 0.95) -> pd.DataFrame:
+def trohn_text_comparison(
+    histories: Iterable[str | os.PathLike], confidence: float = DEFAULT_CONFIDENCE
+) -> pd.DataFrame:
     """Table 6 from TROHN-Text trainers' summaries beside the printed counts (compared, never flagged)."""
     from itmbench.io import read_json
 
@@ -523,7 +532,7 @@ def trohn_text_comparison(histories: Iterable[str | os.PathLike], confidence: fl
 
 
 def write_trohn_text_table(
-    histories: Iterable[str | os.PathLike], prefix: str | os.PathLike, confidence: float = 0.95
+    histories: Iterable[str | os.PathLike], prefix: str | os.PathLike, confidence: float = DEFAULT_CONFIDENCE
 ) -> list[Path]:
     """Write Table 6 (prefix.csv, .md, .tex) from TROHN-Text trainers' summaries, beside the printed counts."""
     from itmbench.papers.world import WORLD_CAPTION

@@ -31,6 +31,7 @@ import pandas as pd
 
 from itmbench.errors import InputError
 from itmbench.metrics.correlation import line_fit_bootstrap
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.cxc.released import SCORE_RANGE
 from itmbench.sources._common import FLOAT, INT, typed_frame
 
@@ -104,7 +105,7 @@ def table1_long(
     encoders: Mapping[str, tuple[str, pd.DataFrame]],
     sts_pairs: pd.DataFrame,
     captions: Mapping[int, str],
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     printed_decimals: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
     """CxC Table 1: each printed pair, and beneath it the world's pair nearest its STS, as a long table.

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.correlation import spearman_bootstrap
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.retrieval import retrieval_summary
 from itmbench.papers.cxc.canonical import _config_value
 from itmbench.papers.cxc.released import ITEM_COLUMNS, TASKS
@@ -235,7 +236,7 @@ def score_pairs(
     return out
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """CxC metrics: R@1/5/10 (%, Wilson) and MedR (bootstrap) per task and positive set; Spearman x100 (bootstrap)."""
     missing = [c for c in SCORE_COLUMNS if c not in scores.columns]
     if missing:
@@ -309,7 +310,7 @@ def paired_correlations(
     pairs: list[tuple[str, str]],
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Each pair's STS / SIS / SITS correlations (x100, as `summarize`) and A - B with the percentile interval of
     the per-sample differences: both models' Spearman from the same samples of the same rated pairs

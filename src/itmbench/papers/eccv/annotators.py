@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.eccv.bias import DIRECTION_LABELS
 from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, QUERY_KIND, T2I
 from itmbench.papers.eccv.config import ANSWERS
@@ -128,7 +129,7 @@ def annotator_similarity(
     k: int,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     direction_index: int = 0,
 ) -> pd.DataFrame:
     """Table A.1's cells of one direction from each annotator's score matrix [queries, gallery] (the same queries
@@ -146,7 +147,7 @@ def similarity_of_lists(
     n_gallery: int,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     direction_index: int = 0,
 ) -> pd.DataFrame:
     """`annotator_similarity` from each annotator's top-K lists [queries, K] over a gallery of n_gallery."""
@@ -322,7 +323,7 @@ def answer_shares(
     annotators: Sequence[str],
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Table B.2's cells: model, rank (1..top_k or 'Avg.'), answer, value (x100), lo, hi, n (proposals)."""
     names = list(annotators)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.audit_rows import rate_row, value_row
 from itmbench.papers.eccv.build import SplitData, claim_matrix, split_data
 from itmbench.papers.eccv.canonical import I2T, SHORT
@@ -36,7 +37,7 @@ def audit(
     cfg: EccvConfig,
     *,
     world_cfg: WorldConfig | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Precision and recall (%) of each positive set against the complete truth, per direction, on the ECCV queries.
 

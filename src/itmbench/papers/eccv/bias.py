@@ -45,6 +45,7 @@ from itmbench.metrics.annotator_bias import (
     graded_recall_at_1_batch,
     subset_grades,
 )
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.eccv.canonical import I2T, T2I
 
 GRADED_METRICS: dict[str, str] = {"recall_at_1": "Recall@1", "r_precision": "R-Precision"}
@@ -129,7 +130,7 @@ def annotator_bias_analysis(
     annotators: Sequence[str] | None = None,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every subset's graded scores of every model, and the bias per |Theta|, with bootstrap intervals.
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.bradley_terry import bradley_terry, bradley_terry_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.ranking import map_at_r_batch, recall_at_k_batch
 from itmbench.papers.paired import percentile_interval
 
@@ -127,7 +128,9 @@ class PreferenceFit:
     differences: pd.DataFrame  # one row per mAP@R-adjacent pair: value, lo, hi (score points)
 
 
-def fit(published: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> PreferenceFit:
+def fit(
+    published: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE
+) -> PreferenceFit:
     """Refit Section 4.1's scores from Table D.1, with bootstrap intervals (`bradley_terry_interval`)."""
     wins = table_d1(published)
     as_printed = pd.Series(100 * bradley_terry(wins.to_numpy(), list(LABELS)), index=list(LABELS))

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.correlation import kendall_tau_b
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.eccv.score import GALLERY_METRICS
 from itmbench.papers.paired import percentile_interval, query_bootstrap_means
 
@@ -59,7 +60,7 @@ def rank_tau_table(
     reference: tuple[str, str] = REFERENCE,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Every tau-b between two metrics' model rankings and every tau(reference) - tau(a, b), each with its
     bootstrap interval over queries.

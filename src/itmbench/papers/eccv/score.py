@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.ranking import map_at_r_batch, pmrp_batch, r_precision_batch, recall_at_k_batch
 from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, PM_TABLES, QUERY_KIND, SHORT, T2I
 from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
@@ -251,7 +252,7 @@ def _bootstrap_means(groups: list[np.ndarray], n_boot: int, seed: int, confidenc
     return float(lo), float(hi)
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """ECCV metrics (%) per direction and as the mean of i2t and t2i, with bootstrap intervals over queries.
 
     Names: <column>_i2t, <column>_t2i and <column> (the mean), for the columns eccv_r1/5/10,

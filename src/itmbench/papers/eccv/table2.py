@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.eccv.canonical import I2T, T2I
 from itmbench.papers.eccv.released import DIRECTIONS
 from itmbench.papers.paired import percentile_interval, query_bootstrap_means
@@ -133,7 +134,10 @@ def table2_per_query(
 
 
 def table2_cells(
-    per_query: Mapping[tuple[str, str], pd.DataFrame], n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    per_query: Mapping[tuple[str, str], pd.DataFrame],
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Table 2's cells (x100): label, direction, measure, value, lo, hi, n_queries (the queries entering the mean)."""
     columns: dict[str, pd.Series] = {}

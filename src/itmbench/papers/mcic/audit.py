@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import bootstrap_interval, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, bootstrap_interval, wilson_interval
 from itmbench.papers.mcic.config import N_OPTIONS, MCICConfig
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
@@ -63,7 +63,7 @@ def simulate_raters(fits: np.ndarray, answer: np.ndarray, cfg: MCICConfig, strea
     return np.where(lapse, any_pick, truth_pick)
 
 
-def _pct(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float, float]:
+def _pct(successes: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float, float]:
     lo, hi = wilson_interval(successes, n, confidence)
     value = 100.0 * successes / n if n else float("nan")
     return value, 100.0 * lo, 100.0 * hi

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chisquare
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.accuracy_claims import compared, explain_comparison
 from itmbench.papers.claims import Claim, ClaimConfig, Explanation, Numbers, Results, Verdict, undecided
 
@@ -84,7 +85,7 @@ def explain_prior_not_uniform(evidence: Mapping[str, Any], holds: bool, n: Numbe
     return Explanation(sentence, header, rows)
 
 
-def sweep_slope(x: Any, y: Any, se: Any, confidence: float = 0.95) -> dict[str, float]:
+def sweep_slope(x: Any, y: Any, se: Any, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, float]:
     """The least-squares slope of y on x and its normal interval at `confidence`, the y's independent with standard
     errors `se`: the slope is sum(c_i y_i) with c_i = (x_i - mean x) / Sxx, so its variance is sum(c_i^2 se_i^2)."""
     from scipy.special import ndtri

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import constant_answer_accuracy, mcic_accuracy, multiple_choice_correct
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.mcic.config import N_OPTIONS
 from itmbench.scoring.pairs import PairScores, pair_frame
 
@@ -67,7 +68,7 @@ def _score_frame(ex: pd.DataFrame, option_ids: np.ndarray, scores: np.ndarray) -
     return out
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """Accuracy (%) per split with Wilson interval and the paper's '±' (binomial SE), plus the priors.
 
     The intervals are binomial (Wilson), so n_boot and seed are unused; they keep the shared signature.

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, wilson_interval
 from itmbench.papers.published import published_value
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ def _size_label(embed: int, h1: int, h2: int) -> str:
     return f"{embed}-{h1}-{h2}"
 
 
-def table4_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def table4_long(frame: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """Table 4: the world's rows (model, sizes; dev and test accuracy with intervals, test '±' the binomial standard
     error), then the printed rows."""
     records: list[dict[str, Any]] = []
@@ -256,7 +256,7 @@ TABLE5_COLUMNS = ("Acc Dev", "Acc Test", "Acc Test ±", "ROUGE-L Dev", "ROUGE-L 
 WORLD_COLUMNS = ("distinct Dev", "distinct Test")  # distinct greedy captions over the split's images: not printed
 
 
-def table5_long(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def table5_long(frame: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """Table 5: per lambda_gen the world's dev/test accuracy (Wilson), ROUGE-L and CIDEr (normal over images), then
     the printed rows ('-' where the paper prints none)."""
     records: list[dict[str, Any]] = []

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.metrics.intervals import binomial_standard_error, wilson_interval
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, binomial_standard_error, wilson_interval
 from itmbench.papers.published import published_value
 from itmbench.papers.world_cells import (
     WorldMetrics,
@@ -21,7 +21,9 @@ from itmbench.papers.world_cells import (
 )
 
 
-def mcic_world_long(metrics: WorldMetrics, rows: Mapping[str, str], confidence: float = 0.95) -> pd.DataFrame:
+def mcic_world_long(
+    metrics: WorldMetrics, rows: Mapping[str, str], confidence: float = DEFAULT_CONFIDENCE
+) -> pd.DataFrame:
     """MCIC Table 3: dev / test accuracy and binomial '±' per model, plus the answer-position prior row."""
     records: list[tuple[Any, ...]] = []
     docs = metrics.get("mcic", {})
@@ -40,7 +42,9 @@ def mcic_world_long(metrics: WorldMetrics, rows: Mapping[str, str], confidence: 
     return long_frame(records)
 
 
-def mcic_prior_records(docs: Mapping[str, Mapping[str, Any]], confidence: float = 0.95) -> list[tuple[Any, ...]]:
+def mcic_prior_records(
+    docs: Mapping[str, Mapping[str, Any]], confidence: float = DEFAULT_CONFIDENCE
+) -> list[tuple[Any, ...]]:
     """The answer-position prior as a Table 3 row: always answer the position most frequent on dev."""
     priors = {m: d["answer_position_prior"] for m, d in sorted(docs.items()) if "answer_position_prior" in d}
     if not priors:
@@ -121,7 +125,7 @@ LAMBDA_SEARCH_TITLE = (
 )
 
 
-def lambda_search_long(search: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def lambda_search_long(search: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """The lambda search (the build's `lambda_search` table) as a long table, the published choice as a last row.
 
     wmgs-rank's interval is the normal one over captions (mean +- z * standard error)."""
@@ -148,7 +152,7 @@ PV_SEARCH_TITLE = (
 )
 
 
-def pv_search_long(search: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def pv_search_long(search: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
     """The PV search (`optimize_pv.optimize_pv`'s table) as a long table, the published choice as a last row.
 
     mgs-rank's interval is the normal one over captions (mean +- z * standard error)."""

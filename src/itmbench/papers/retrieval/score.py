@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.scoring.embed import EmbeddingCache
 from itmbench.scoring.retrieval import score_retrieval
 
@@ -51,7 +52,7 @@ def summarize(
     scores: pd.DataFrame,
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     ks: Sequence[int] = (1, 5, 10),
 ) -> dict[str, Any]:
     """R@K and MedR with intervals per positive set and direction, from per-query ranks."""

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.accuracy import accuracy_from_correct
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.negatives.captions import SUBSETS
 from itmbench.negatives.edits import _percent_interval
 from itmbench.scoring.embed import EmbeddingCache, pair_dots
@@ -132,7 +133,7 @@ def _stratified_interval(
     return float(lo), float(hi)
 
 
-def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """Accuracy (%) per subtype (Wilson), the mean over subtypes (stratified bootstrap) and the pooled accuracy."""
     correct = _correct(scores)
     subset = scores["subset"].to_numpy().astype(str)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.world_cells import WorldMetrics, long_frame
 
@@ -108,7 +109,9 @@ def load_released_model_scores(mirror: Any) -> dict[str, pd.DataFrame]:
     return out
 
 
-def released_metrics(scores: Mapping[str, pd.DataFrame], confidence: float = 0.95) -> dict[str, dict[str, Any]]:
+def released_metrics(
+    scores: Mapping[str, pd.DataFrame], confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, dict[str, Any]]:
     """{row: metrics JSON in the world's shape (`score.summarize`: per subtype, pooled, mean over subtypes)}."""
     from itmbench.papers.sugarcrepe.score import summarize
 
@@ -128,7 +131,7 @@ def released_paired(
     ),  # fmt: skip
     n_boot: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Paired tests (`itmbench.papers.paired`) of released models over the same SugarCrepe instances (pooled)."""
     from itmbench.papers.paired import paired_records
