@@ -14,6 +14,7 @@ from itmbench.metrics.ranking import map_at_r, pmrp, r_precision
 from itmbench.papers.eccv import audit as eccv_audit
 from itmbench.papers.eccv import build as eccv_build
 from itmbench.papers.eccv import canonical as eccv_canonical
+from itmbench.papers.eccv import graded as eccv_graded
 from itmbench.papers.eccv import score as eccv_score
 from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.eccv.released import SCHEMA
@@ -157,7 +158,7 @@ def test_query_counts_follow_the_papers_fractions(tables):
 
 def test_claim_matrix_matches_a_naive_count_and_the_truth(world, lookups):
     scenes, structures, _ = lookups
-    data = eccv_build.split_data(world, "test", WCFG)
+    data = eccv_graded.split_data(world, "test", WCFG)
     sub_c = np.arange(0, len(data.caption_ids), 9)
     sub_s = np.arange(0, len(data.image_ids), 4)
     structs = [data.structures[i] for i in sub_c]
@@ -192,18 +193,18 @@ def test_claim_matrix_matches_a_naive_count_and_the_truth(world, lookups):
         return best, tot
 
     for ignore in (frozenset(), frozenset({"colour"}), frozenset({"count", "relation"})):
-        sat, tot = eccv_build.claim_matrix(structs, scs, WCFG.relation_margin, ignore)
+        sat, tot = eccv_graded.claim_matrix(structs, scs, WCFG.relation_margin, ignore)
         for i, c in enumerate(structs):
             for j, s in enumerate(scs):
                 assert (sat[i, j], tot[i]) == naive(c, s, ignore), (i, j, ignore)
-    sat, tot = eccv_build.claim_matrix(structs, scs, WCFG.relation_margin)
+    sat, tot = eccv_graded.claim_matrix(structs, scs, WCFG.relation_margin)
     fits = np.array([[caption_fits(c, s, WCFG.relation_margin) for s in scs] for c in structs])
     assert np.array_equal(sat == tot[:, None], fits)
     assert fits.any() and (~fits).any()
 
 
 def test_proposals_are_each_annotators_top_k(world, tables):
-    data = eccv_build.split_data(world, "test", WCFG)
+    data = eccv_graded.split_data(world, "test", WCFG)
     annotators = {a.name: a for a in eccv_build.world_annotators(data, CFG)}
     ann, q = tables["annotations"], tables["queries"]
     for direction, gallery in ((I2T, data.caption_ids), (T2I, data.image_ids)):
@@ -473,7 +474,7 @@ def _random_cache(tables, tmp_path, seed=0):
 
 def _oracle_cache(world, tables, tmp_path):
     """Images one-hot; a caption is its truth row over the images plus a bonus on its own image."""
-    data = eccv_build.split_data(world, "test", WCFG)
+    data = eccv_graded.split_data(world, "test", WCFG)
     img, cap = _ids(tables)
     caption_emb = data.fits.astype(float)
     caption_emb[np.arange(len(cap)), data.image_rows(data.caption_image)] += 2.0

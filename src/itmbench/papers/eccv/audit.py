@@ -9,9 +9,9 @@ import pandas as pd
 
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.audit_rows import rate_row, value_row
-from itmbench.papers.eccv.build import SplitData, claim_matrix, split_data
 from itmbench.papers.eccv.canonical import I2T, SHORT
 from itmbench.papers.eccv.config import ANSWERS, EccvConfig
+from itmbench.papers.eccv.graded import SplitData, claim_matrix, split_data
 from itmbench.papers.eccv.released import DIRECTIONS
 from itmbench.world.generate import World, WorldConfig
 
