@@ -42,7 +42,8 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path) ->
 def test_read_parquet_checked_names_the_file_and_what_is_missing(tmp_path):
     import pandas as pd
 
-    from itmbench.io import read_parquet_checked, write_parquet
+    from itmbench.io import write_parquet
+    from itmbench.reading import read_parquet_checked
 
     path = tmp_path / "t.parquet"
     with pytest.raises(FileNotFoundError, match=r"t\.parquet: missing; expected a folder built by the x rule"):
@@ -54,7 +55,7 @@ def test_read_parquet_checked_names_the_file_and_what_is_missing(tmp_path):
 
 
 def test_read_json_refuses_a_repeated_key_naming_both_lines(tmp_path: Path) -> None:
-    from itmbench.io import read_json
+    from itmbench.reading import read_json
 
     path = tmp_path / "r.json"
     path.write_text('{"1": {"a": 1},\n "2": {"a": 2, "a": 3},\n "1": {}}', encoding="utf-8")
@@ -65,7 +66,7 @@ def test_read_json_refuses_a_repeated_key_naming_both_lines(tmp_path: Path) -> N
 
 
 def test_read_json_nan_bom_and_bytes(tmp_path: Path) -> None:
-    from itmbench.io import read_json, read_text
+    from itmbench.reading import read_json, read_text
 
     path = tmp_path / "n.json"
     path.write_bytes(b'\xef\xbb\xbf{"x": [1, NaN]}')

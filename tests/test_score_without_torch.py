@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from itmbench.cli import main
-from itmbench.io import read_json, write_parquet
+from itmbench.io import write_parquet
 from itmbench.papers.bison import build as bison_build
 from itmbench.papers.bison import canonical as bison_canonical
 from itmbench.papers.bison import score as bison_score
@@ -43,6 +43,7 @@ from itmbench.papers.retrieval import canonical as retrieval_canonical
 from itmbench.papers.retrieval import score as retrieval_score
 from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.params import make_config
+from itmbench.reading import read_json
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import Shortlist, shortlist_pairs, write_pair_scores
 from itmbench.world.generate import WorldConfig, generate_world

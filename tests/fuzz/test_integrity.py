@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from itmbench.errors import input_error_message
-from itmbench.io import load_torch, read_parquet_checked, read_parquet_file, write_parquet
+from itmbench.io import write_parquet
+from itmbench.reading import load_torch, read_parquet_checked, read_parquet_file
 
 ROWS = 5000
 

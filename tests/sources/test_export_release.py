@@ -29,9 +29,9 @@ import yaml
 
 from itmbench.cli import main
 from itmbench.errors import InputError
-from itmbench.io import read_json
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.params import make_config
+from itmbench.reading import read_json
 from itmbench.scoring.embed import ItemStore, write_embeddings
 from itmbench.sources import export
 from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS

@@ -201,7 +201,7 @@ def with_absent_cells(long, absent: list[str], grid_of: str | None):
     """A table's rows plus one 'status' cell per model it does not score, saying why ({pairs}: the grid's size)."""
     import pandas as pd
 
-    from itmbench.io import read_parquet_checked
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import absent_rows
 
     pairs = ""

@@ -37,8 +37,8 @@ def _bison_section(values: dict) -> dict:
 
 
 def _inputs(args: argparse.Namespace, section: dict):
-    from itmbench.io import read_parquet_checked
     from itmbench.papers.bison import canonical, queries
+    from itmbench.reading import read_parquet_checked
 
     tables = canonical.read(args.bench)
     captions = read_parquet_checked(args.captions, queries.CAPTION_COLUMNS, "the source's captions (items)")
@@ -114,8 +114,9 @@ def cmd_bison_figure_data(args: argparse.Namespace) -> None:
 def _figure9_data(args: argparse.Namespace, section: dict, level: str) -> None:
     """Figure 9's table from each model's perturbation scores (`bison-perturbation-scores`)."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.papers.bison import queries
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     if not args.scores or args.embeddings:
@@ -204,10 +205,11 @@ def cmd_bison_generate_captions(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.errors import InputError
-    from itmbench.io import read_parquet_checked, write_parquet
+    from itmbench.io import write_parquet
     from itmbench.models.registry import build_encoder, pick_device
     from itmbench.models.spec import model_spec
     from itmbench.papers.bison import queries
+    from itmbench.reading import read_parquet_checked
     from itmbench.scoring.embed import ItemStore
 
     set_threads(args.threads)
@@ -266,10 +268,11 @@ def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
     whether its BISON prediction is correct."""
     import pandas as pd
 
-    from itmbench.io import output_set, read_parquet_checked, write_parquet
+    from itmbench.io import output_set, write_parquet
     from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
     from itmbench.papers.bison import captioning
     from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     section, metrics, score, generated, scores, split = _captioner_inputs(args, "scores")
@@ -312,11 +315,12 @@ def cmd_bison_figure4_data(args: argparse.Namespace) -> None:
     world's truth as the raters, by normalised captioning score (the scores bison-figure8-data wrote)."""
     from itmbench.cli._args import score_section
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
     from itmbench.papers.bison import captioning, human_eval
     from itmbench.papers.published import published_value
     from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
     from itmbench.world.scene import Scene
 
@@ -373,9 +377,9 @@ def _captioner_inputs(args: argparse.Namespace, partner: str) -> tuple:
     split's reference captions."""
     from itmbench.cli._args import score_section
     from itmbench.errors import InputError
-    from itmbench.io import read_parquet_checked
     from itmbench.papers.bison import captioning, queries
     from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_checked
 
     section = _bison_section(args.config)
     caption_metrics = validated_section(

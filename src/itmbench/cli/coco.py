@@ -46,7 +46,8 @@ def cmd_coco_items(args: argparse.Namespace) -> None:
 def cmd_needed_items(args: argparse.Namespace) -> None:
     """The COCO items some benchmark needs (their union), so each is embedded once per model."""
 
-    from itmbench.io import read_parquet_checked, write_parquet
+    from itmbench.io import write_parquet
+    from itmbench.reading import read_parquet_checked
     from itmbench.sources.coco import needed_items
 
     benches = [read_parquet_checked(p, ("kind", "item_id"), "a benchmark's items.parquet") for p in args.benches]
@@ -58,9 +59,10 @@ def cmd_needed_items(args: argparse.Namespace) -> None:
 def cmd_caption_negatives(args: argparse.Namespace) -> None:
     """TROHN-Text: one LLM negative per (train caption, SugarCrepe subtype) of one shard, template-filtered."""
 
-    from itmbench.io import read_parquet_checked, write_parquet
+    from itmbench.io import write_parquet
     from itmbench.negatives.llm_captions import LLMConfig, build_text_generation_pipeline, generate_negatives
     from itmbench.params import make_config
+    from itmbench.reading import read_parquet_checked
 
     cfg = make_config(LLMConfig, args.config)
     caps = read_parquet_checked(args.captions, ("split", "caption_id", "text"), "the COCO captions.parquet")
@@ -85,8 +87,9 @@ def cmd_merge_negatives(args: argparse.Namespace) -> None:
     """The shards' negatives as one table (rows renumbered), and the template filter's counts."""
     import pandas as pd
 
-    from itmbench.io import output_set, read_parquet_checked, write_parquet, write_text
+    from itmbench.io import output_set, write_parquet, write_text
     from itmbench.negatives.llm_captions import filter_summary
+    from itmbench.reading import read_parquet_checked
 
     columns = ("caption_id", "subset", "reason")
     frames = [read_parquet_checked(p, columns, "a coco-caption-negatives shard") for p in args.shards]
@@ -114,9 +117,9 @@ def cmd_image_negatives(args: argparse.Namespace) -> None:
     import numpy as np
     import pandas as pd
 
-    from itmbench.io import read_parquet_checked
     from itmbench.negatives.sdxl import SDXLConfig, build_sdxl_pipeline, write_sdxl_images
     from itmbench.params import make_config
+    from itmbench.reading import read_parquet_checked
 
     cfg = make_config(SDXLConfig, args.config)
     negatives = read_parquet_checked(

@@ -23,7 +23,7 @@ GALLERY_BENCHMARKS = ("cxc", "eccv")
 def _read_scores(scores: dict[str, str]) -> dict:
     """Each model's scores table of `itmbench score-benchmark`, a missing file an InputError naming it."""
     from itmbench.errors import InputError
-    from itmbench.io import read_parquet_file
+    from itmbench.reading import read_parquet_file
 
     out = {}
     for model, path in scores.items():

@@ -23,10 +23,11 @@ SWEEPS = ("sizes", "lambda_gen")
 def cmd_mcic_sweep(args: argparse.Namespace) -> None:
     """Train one sweep's variants on the MCIC train split, score them on dev and test: one long CSV."""
     from itmbench.errors import InputError
-    from itmbench.io import read_parquet_file, write_text
+    from itmbench.io import write_text
     from itmbench.papers.mcic import canonical as mcic
     from itmbench.papers.mcic.sweeps import lambda_gen_sweep, size_sweep
     from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_file
     from itmbench.scoring.embed import EmbeddingCache
 
     config = validated_section(f"mcic_sweeps.{args.sweep}", args.config, f"mcic_sweeps.{args.sweep} (--config)")

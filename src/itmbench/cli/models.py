@@ -57,8 +57,8 @@ def _write_embedded(out: str, emb: dict, model: str) -> None:
 
 def cmd_embed(args: argparse.Namespace) -> None:
     """Embed the items of one folder once with one model (of some splits, or the listed ones)."""
-    from itmbench.io import read_parquet_file
     from itmbench.models.spec import model_spec
+    from itmbench.reading import read_parquet_file
     from itmbench.scoring.embed import embed_items_on_devices, folder_items, visible_devices
 
     set_threads(args.threads)

@@ -116,8 +116,8 @@ def cmd_plot_negatives(args: argparse.Namespace) -> None:
     import numpy as np
 
     from itmbench.errors import reading
-    from itmbench.io import read_parquet_checked
     from itmbench.negatives.filter_rates import plot_generated_negatives
+    from itmbench.reading import read_parquet_checked
     from itmbench.world.generate import read_world
 
     records = read_parquet_checked(Path(args.sample) / "records.parquet", ("image_id",), "the filter-rates sample")

@@ -97,8 +97,9 @@ def cmd_cxc_encoder_sts(args: argparse.Namespace) -> None:
     """CxC Figure 5's numbers: an encoder's cosine against STS on sampled pairs, and the line of best fit."""
     import pandas as pd
 
-    from itmbench.io import output_set, read_parquet_checked, write_text
+    from itmbench.io import output_set, write_text
     from itmbench.papers.cxc import encoders
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     config = cxc_section(args.config)
@@ -138,9 +139,10 @@ def cmd_cxc_table1(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.papers.cxc import canonical, encoders
     from itmbench.papers.published import load_published, published_wide
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     config = cxc_section(args.config)
@@ -244,9 +246,10 @@ def add_commands(add, sub) -> None:
 def cmd_eccv_appendix_e(args: argparse.Namespace) -> None:
     """ECCV Table E.1 and Figure E.2's numbers: the benchmark rebuilt with each subset of its annotators, scored."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.papers.eccv import bias, canonical
     from itmbench.papers.published import load_published
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     tables = canonical.read(args.bench)
@@ -541,9 +544,10 @@ def cmd_bivlc_figure4_data(args: argparse.Namespace) -> None:
     """BiVLC Figure 4's numbers: per model, the distribution of the positive caption's and image's margins."""
     from itmbench.cli._args import score_section
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.papers.bivlc.margins import MARGINS, SCORE_COLUMNS, figure4_long
     from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     config = validated_section("report.bivlc_figure4", args.config, "report.bivlc_figure4 params (--config)")

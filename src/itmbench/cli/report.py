@@ -51,8 +51,9 @@ def _main_metrics_long(metrics: list[dict]) -> pd.DataFrame:
 def cmd_table_benchmark(args: argparse.Namespace) -> None:
     """One benchmark's main metrics for every model as CSV, Markdown and LaTeX (a benchmark whose score
     module has its own `long_table` and `ROW_HEADER`, as retrieval's, lays its rows out itself)."""
-    from itmbench.io import output_set, read_json
+    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
+    from itmbench.reading import read_json
     from itmbench.report.tables import write_table
 
     metrics = [read_json(path) for path in args.metrics]
@@ -156,9 +157,10 @@ def cmd_trohn_text_table(args: argparse.Namespace) -> None:
 def cmd_paired_tests(args: argparse.Namespace) -> None:
     """Paired tests (exact McNemar, paired bootstrap) of model pairs over the same instances of one benchmark."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set, read_parquet_checked
+    from itmbench.io import output_set
     from itmbench.papers.paired import PAIRED_BENCHMARKS, paired_records, write_paired_table
     from itmbench.papers.registry import benchmark
+    from itmbench.reading import read_parquet_checked
 
     score = benchmark(args.name).part("score")
     if not hasattr(score, "instance_outcomes"):

@@ -55,8 +55,9 @@ def cmd_score_benchmark(args: argparse.Namespace) -> None:
 def _write_benchmark_metrics(name: str, scores: str | Path, model: str, cfg: dict, out: str | Path) -> None:
     """A benchmark's metrics with intervals from a per-instance scores file (read back as written)."""
     from itmbench.errors import InputError
-    from itmbench.io import read_parquet_checked, write_json
+    from itmbench.io import write_json
     from itmbench.papers.registry import benchmark
+    from itmbench.reading import read_parquet_checked
 
     table = read_parquet_checked(scores, (), f"{name}'s per-instance scores (score-benchmark)")
     if table.empty:
@@ -129,11 +130,12 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
 
 def cmd_bison_caption_metric(args: argparse.Namespace) -> None:
     """BISON section 6: one captioning metric as a BISON scorer, its per-instance predictions and accuracy."""
-    from itmbench.io import output_set, read_parquet_checked, write_json, write_parquet
+    from itmbench.io import output_set, write_json, write_parquet
     from itmbench.papers.bison import canonical
     from itmbench.papers.bison.caption_metrics import CAPTION_COLUMNS, caption_metric_summary, score_caption_metric
     from itmbench.papers.bison.config import BisonCaptionMetricsConfig
     from itmbench.params import make_config, validated_section
+    from itmbench.reading import read_parquet_checked
 
     cfg = make_config(
         BisonCaptionMetricsConfig,

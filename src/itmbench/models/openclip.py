@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from itmbench.io import load_torch
 from itmbench.models.spec import ModelSpec, autocast
+from itmbench.reading import load_torch
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 import torch
 
-from itmbench.io import load_torch
 from itmbench.params import config_from_section
+from itmbench.reading import load_torch
 
 # The model families; models/registry.py's FAMILIES builds each (tests/models check they agree).
 FAMILY_NAMES = ("open_clip", "random", "coca", "ffnn", "vec2seq", "linear_option", "bag_of_words", "pixel_features")

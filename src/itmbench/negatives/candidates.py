@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path, read_parquet_file, write_parquet
+from itmbench.io import atomic_path, write_parquet
 from itmbench.negatives.edits import STREAM_GENERATE, CandidateConfig, _rng, instance_keys, sugarcrepe_instances
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
+from itmbench.reading import read_parquet_file
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import World
 from itmbench.world.scene import Scene

@@ -68,9 +68,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import load_torch, output_set, write_bytes, write_json
+from itmbench.io import output_set, write_bytes, write_json
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
+from itmbench.reading import load_torch
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import read_world
 from itmbench.world.scene import Scene

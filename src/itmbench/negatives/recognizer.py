@@ -58,10 +58,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from itmbench.io import load_torch, output_set, write_json
+from itmbench.io import output_set, write_json
 from itmbench.negatives.diffusion import write_torch
 from itmbench.negatives.generator import GeneratedImage, ImageGenerator
 from itmbench.params import make_config
+from itmbench.reading import load_torch
 from itmbench.world.captions import CaptionStructure, Mention
 from itmbench.world.generate import World, read_world
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject, relation_between

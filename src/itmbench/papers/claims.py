@@ -437,8 +437,8 @@ def load_world_results(
     """The world's metrics JSONs (<metrics_dir>/<benchmark>/<model>.json) as Results, with the paired tests
     of `paired_files` (tables of `itmbench paired-tests`) and the tables of `table_files` (<paper>/<name>.csv,
     keyed "<paper>/<name>")."""
-    from itmbench.io import read_json
     from itmbench.papers.paired import read_paired
+    from itmbench.reading import read_json
 
     root = Path(metrics_dir)
     if not root.is_dir():

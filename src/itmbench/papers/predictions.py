@@ -78,12 +78,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import decode_utf8, read_bytes, read_parquet_file
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
 from itmbench.papers.registry import paper as registered_paper
 from itmbench.papers.registry import prediction_paper
+from itmbench.reading import decode_utf8, read_bytes, read_parquet_file
 from itmbench.sources._common import INT64_MAX, SourceFormatError, check_unique, parse_int, read_json_file
 from itmbench.sources.released import check_count
 

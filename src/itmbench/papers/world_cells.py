@@ -15,10 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from itmbench.io import read_json
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, recorded_confidence
 from itmbench.papers.published import PAPERS, load_published
 from itmbench.papers.registry import paper as registered_paper
+from itmbench.reading import read_json
 
 LONG_COLUMNS: tuple[str, ...] = ("table", "block", "row", "column", "value", "lo", "hi", "model")
 

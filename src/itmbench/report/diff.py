@@ -255,7 +255,7 @@ def _is_cell(node: Any) -> bool:
 
 def metrics_table(data: bytes, where: str) -> Table:
     """The cells of one metrics JSON file (see the module docstring)."""
-    from itmbench.io import parse_json
+    from itmbench.reading import parse_json
 
     try:
         text = data.decode("utf-8")

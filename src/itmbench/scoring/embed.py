@@ -13,7 +13,8 @@ import pandas as pd
 from PIL import Image
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path, read_parquet_file
+from itmbench.io import atomic_path
+from itmbench.reading import read_parquet_file
 
 if TYPE_CHECKING:
     from itmbench.models.registry import DualEncoder

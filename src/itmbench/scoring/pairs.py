@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_file, write_parquet
+from itmbench.io import write_parquet
+from itmbench.reading import read_parquet_file
 from itmbench.scoring.embed import EmbeddingCache, OneHot
 from itmbench.scoring.retrieval import top_k
 

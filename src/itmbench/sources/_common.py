@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_json, read_text
+from itmbench.reading import read_json, read_text
 
 # Canonical dtypes, written once so that every loader (and its docs) uses the same names.
 STRING = "string"
@@ -46,7 +46,7 @@ class SourceFormatError(ValueError):
 
 
 def read_json_file(path: str | os.PathLike) -> Any:
-    """Parse a released or predictions JSON strictly (itmbench.io.read_json: UTF-8, unique keys, no NaN)."""
+    """Parse a released or predictions JSON strictly (itmbench.reading.read_json: UTF-8, unique keys, no NaN)."""
     return read_json(path, allow_nan=False)
 
 

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import decode_utf8, parse_json, read_parquet_file, write_json, write_parquet
+from itmbench.io import write_json, write_parquet
+from itmbench.reading import decode_utf8, parse_json, read_parquet_file
 from itmbench.sources.released import check_released
 
 KARPATHY_MEMBER = "dataset_coco.json"

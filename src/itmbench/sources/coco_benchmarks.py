@@ -72,9 +72,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_file, write_bytes, write_parquet
+from itmbench.io import write_bytes, write_parquet
 from itmbench.negatives.captions import SUBSETS
 from itmbench.params import config_from_section
+from itmbench.reading import read_parquet_file
 
 EXTRA_DIR = "extra_items"
 IMAGE_COLUMNS = ("image_id", "file_name", "coco_split", "split", "path")

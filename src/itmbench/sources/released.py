@@ -409,7 +409,7 @@ def count_records(path: str | os.PathLike) -> tuple[int, str]:
 
     import numpy as np
 
-    from itmbench.io import read_bytes, read_json, read_text
+    from itmbench.reading import read_bytes, read_json, read_text
 
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from itmbench.io import atomic_path, load_torch, write_json
+from itmbench.io import atomic_path, write_json
 from itmbench.models.captioner import WordTokenizer, build_captioner
 from itmbench.models.spec import ModelSpec, autocast
+from itmbench.reading import load_torch
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import TrainData, ValidationSet, _config_hash, adamw, cosine_lr, epoch_rng
 from itmbench.world.generate import read_world

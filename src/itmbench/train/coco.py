@@ -25,9 +25,9 @@ import pandas as pd
 import torch
 
 from itmbench.errors import InputError
-from itmbench.io import read_parquet_file
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec
+from itmbench.reading import read_parquet_file
 from itmbench.scoring.embed import ItemStore
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import Batch, ValidationSet, fit, trainable_model

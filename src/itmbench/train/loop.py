@@ -30,10 +30,11 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from itmbench.io import atomic_path, load_torch, output_set, write_json
+from itmbench.io import atomic_path, output_set, write_json
 from itmbench.metrics.retrieval import recall_at_k
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec, autocast
+from itmbench.reading import load_torch
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.train.config import TrainConfig
 from itmbench.train.negatives import caption_negatives

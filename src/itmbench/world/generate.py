@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from itmbench.errors import reading
-from itmbench.io import atomic_path, read_parquet_file, write_parquet
+from itmbench.io import atomic_path, write_parquet
+from itmbench.reading import read_parquet_file
 from itmbench.world.captions import CaptionStructure, caption_scene
 from itmbench.world.render import render_scene
 from itmbench.world.scene import Scene, sample_scene

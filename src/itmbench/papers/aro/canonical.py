@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet
+from itmbench.io import write_parquet
 from itmbench.papers.sugarcrepe.canonical import EXTRA_CAPTION_COLUMNS, EXTRA_DIR, ITEM_COLUMNS, _write_extra
+from itmbench.reading import read_parquet_checked
 
 TABLES: dict[str, tuple[str, ...]] = {
     "instances": ("id", "dataset", "label", "image_id", "caption_id", "caption", "n_options"),

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet_folder
+from itmbench.io import write_parquet_folder
 from itmbench.papers.bison.released import ANNOTATION_SCHEMA
+from itmbench.reading import read_parquet_checked
 
 NONE_CHOICE = -1  # stage-2 answer "none of the above"
 

@@ -35,8 +35,8 @@ from typing import Any
 
 import pandas as pd
 
-from itmbench.io import parse_json, read_parquet_file, read_text
 from itmbench.papers.sugarcrepe.released import INSTANCE_SCHEMA, SUBSETS
+from itmbench.reading import parse_json, read_parquet_file, read_text
 from itmbench.sources._common import (
     BOOL,
     FLOAT,

@@ -517,7 +517,7 @@ def trohn_text_comparison(
     histories: Iterable[str | os.PathLike], confidence: float = DEFAULT_CONFIDENCE
 ) -> pd.DataFrame:
     """Table 6 from TROHN-Text trainers' summaries beside the printed counts (compared, never flagged)."""
-    from itmbench.io import read_json
+    from itmbench.reading import read_json
 
     counts: dict[str, dict[str, int]] = {}
     for path in histories:

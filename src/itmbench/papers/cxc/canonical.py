@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, read_parquet_file, write_parquet_folder
+from itmbench.io import write_parquet_folder
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.cxc.released import TASKS, pairs_schema
 from itmbench.params import make_config
+from itmbench.reading import read_parquet_checked, read_parquet_file
 
 POSITIVE_COLUMNS = {"split": "string", "task": "string", "a_id": "int64", "b_id": "int64"}
 ITEM_TABLE_COLUMNS = ["kind", "item_id"]

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_file, write_parquet
+from itmbench.io import write_parquet
 from itmbench.papers.eccv.released import DIRECTIONS, SCHEMA, SOURCES, load_released_positives
+from itmbench.reading import read_parquet_file
 
 I2T, T2I = DIRECTIONS  # 'image_to_caption', 'caption_to_image'
 SHORT = {I2T: "i2t", T2I: "t2i"}

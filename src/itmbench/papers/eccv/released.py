@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_bytes
+from itmbench.reading import read_bytes
 from itmbench.sources._common import (
     INT,
     STRING,

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import read_parquet_file, write_parquet
+from itmbench.io import write_parquet
 from itmbench.papers.mcic.config import N_OPTIONS
+from itmbench.reading import read_parquet_file
 
 TABLE_COLUMNS: dict[str, list[str]] = {
     "examples": [

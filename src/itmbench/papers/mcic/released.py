@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itmbench.io import read_text
+from itmbench.reading import read_text
 from itmbench.sources._common import (
     INT,
     OBJECT,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from itmbench.io import read_parquet_checked, write_parquet
+from itmbench.io import write_parquet
+from itmbench.reading import read_parquet_checked
 
 REQUIRED_COLUMNS: dict[str, list[str]] = {
     "items": ["kind", "item_id"],

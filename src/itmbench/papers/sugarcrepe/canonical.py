@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itmbench.io import atomic_path, read_parquet_checked, write_parquet
+from itmbench.io import atomic_path, write_parquet
 from itmbench.negatives.edits import EDIT_COLUMNS, INSTANCE_COLUMNS
+from itmbench.reading import read_parquet_checked
 
 TABLES: dict[str, tuple[str, ...]] = {
     "instances": INSTANCE_COLUMNS,
