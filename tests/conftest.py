@@ -40,36 +40,31 @@ def find_mirror() -> Path | None:
 SHARED_RUNS = ("tiny_world_run", "tiny_world_plan", "tiny_world_plan_with_mirror")
 # The groups that take minutes (docs/testing.md, "Where the whole suite's time goes"), handed out first so that
 # the other worker takes the many short tests meanwhile instead of waiting at the end for one long group.
-# (a module's name stands for its ungrouped tests too)
 LONG_GROUPS = ("tiny_world_run", "test_coco_small_dag", "test_slurm", "test_generators_dag", "tiny_world_plan")
 
 
-def _group(item: pytest.Item) -> str | None:
-    """The xdist group of a test: a shared run's name; its module's, where a fixture lives per module or
-    class (a cluster, a trained model: built once, not once per worker); else none (any worker)."""
+def _group(item: pytest.Item) -> str:
+    """The xdist group of a test: a shared run's name where it reads one; else its module's, so a module's tests
+    run in its order in one process, as they do without workers (a fixture per module or class is built once;
+    a module that counts across its tests, as tests/fuzz/test_loaders.py does, sees all of them)."""
     names = set(item.fixturenames)
     for run in SHARED_RUNS:
         if run in names or f"{run}_copy" in names:
             return run.replace("_with_mirror", "")
-    infos = getattr(item, "_fixtureinfo", None)
-    defs = [d for ds in (infos.name2fixturedefs.values() if infos else ()) for d in ds]
-    if any(d.scope in ("module", "class", "package") for d in defs):
-        return Path(str(item.path)).stem
-    return None
+    return Path(str(item.path)).stem
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under `--dist loadgroup`: mark each test's group (`_group`) and put the long groups first, in the order
     of LONG_GROUPS (a stable sort: within a group, and among the rest, the collection's order is kept)."""
-    if not config.getoption("dist", "no") == "loadgroup":
+    # a worker's own config says dist "no" and loadgroup True (xdist's remote.setup_config)
+    if not getattr(config.option, "loadgroup", False):
         return
     for item in items:
-        group = _group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+        item.add_marker(pytest.mark.xdist_group(_group(item)))
     rank = {name: k for k, name in enumerate(LONG_GROUPS)}
-    items.sort(key=lambda item: rank.get(_group(item) or Path(str(item.path)).stem, len(rank)))
+    items.sort(key=lambda item: rank.get(_group(item), len(rank)))
 
 
 @pytest.fixture(scope="session")

@@ -220,6 +220,33 @@ def test_a_worker_whose_parent_is_gone_stops_and_removes_its_socket(tmp_path):
     assert wait_for(lambda: not sock.exists(), 60), "the orphaned worker is still serving"
 
 
+def test_a_socket_deeper_than_a_socket_address_may_be_still_binds_and_connects(tmp_path):
+    """A socket path past sun_path's 108 bytes (a deep $TMPDIR: pytest-xdist's, a cluster job's) is bound and
+    reached through a handle on its folder: the file is at the path, and a client connects to it."""
+    import socket
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = str(deep / "socket")
+    assert len(path) > worker.UNIX_PATH_MAX
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as plain, pytest.raises(OSError, match="too long"):
+        plain.bind(path)  # what the worker did before: it never came up in such a folder
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        with worker.unix_address(path) as address:
+            server.bind(address)
+        server.listen(1)
+        assert Path(path).is_socket()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            with worker.unix_address(path) as address:
+                client.connect(address)
+            conn, _ = server.accept()
+            with conn:
+                client.sendall(b"ping")
+                assert conn.recv(4) == b"ping"
+    with worker.unix_address(str(tmp_path / "s")) as address:
+        assert address == str(tmp_path / "s")  # a short path is itself
+
+
 def test_a_run_of_a_few_jobs_or_with_the_switch_off_starts_no_worker(tmp_path, monkeypatch):
     monkeypatch.delenv(worker.SOCKET_VAR, raising=False)
     assert worker.start(log_dir=str(tmp_path), jobs=worker.MIN_JOBS - 1) is False

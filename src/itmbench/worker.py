@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 SOCKET_VAR = "ITMBENCH_WORKER_SOCKET"
@@ -167,6 +168,24 @@ def fork_hazard() -> str | None:
 # Client: the `itmbench` entry point
 
 
+UNIX_PATH_MAX = 107  # bytes of a socket's path that bind and connect take (sun_path's 108, less its NUL)
+
+
+@contextlib.contextmanager
+def unix_address(path: str) -> Iterator[str]:
+    """The address to bind or connect a socket at `path`: the path itself, or where it is longer than a socket
+    address may be (a deep $TMPDIR: a test's, a cluster job's), the same file named through an open handle on
+    its folder (`/proc/self/fd/<n>/<name>`, Linux), so the worker comes up wherever the job's temp folder is."""
+    if len(os.fsencode(path)) <= UNIX_PATH_MAX or not os.path.isdir("/proc/self/fd"):
+        yield path
+        return
+    folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{folder}/{os.path.basename(path)}"
+    finally:
+        os.close(folder)
+
+
 def forward(argv: list[str]) -> int | None:
     """Run `itmbench argv` in the worker named by $ITMBENCH_WORKER_SOCKET and return its exit status, or
     None when there is no worker to run it (the caller runs the command itself)."""
@@ -176,7 +195,8 @@ def forward(argv: list[str]) -> int | None:
     header = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), **identity()}).encode()
     try:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(path)
+        with unix_address(path) as address:
+            conn.connect(address)
     except OSError:
         return None
     with conn:
@@ -276,7 +296,8 @@ class Worker:
         self.log = open(log_path, "w", buffering=1) if log_path else None  # noqa: SIM115 - the worker's life
         self.stopping = False
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(path)  # clients may connect now: they wait in the backlog while we preload
+        with unix_address(path) as address:
+            self.listener.bind(address)  # clients may connect now: they wait in the backlog while we preload
         self.listener.listen(128)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
