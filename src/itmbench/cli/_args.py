@@ -156,11 +156,16 @@ def add_shortlist(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--shortlist-k", type=positive_int, default=16, help="candidates per query in the shortlist")
 
 
+def add_confidence(sp: argparse.ArgumentParser, help: str = "interval level") -> None:
+    """--confidence: an interval level in (0, 1), by default DEFAULT_CONFIDENCE (the params schema's)."""
+    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help=help)
+
+
 def add_bootstrap_options(sp: argparse.ArgumentParser) -> None:
     """--n-boot/--seed/--confidence: the bootstrap over queries of a table computed from a benchmark."""
     sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples over queries")
     sp.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
-    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level")
+    add_confidence(sp)
 
 
 def add_metrics_out(sp: argparse.ArgumentParser) -> None:

@@ -14,8 +14,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, name_value, open_fraction, positive_int, set_threads
-from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+from itmbench.cli._args import add_confidence, json_arg, name_value, positive_int, set_threads
 
 log = logging.getLogger("itmbench")
 
@@ -432,7 +431,7 @@ def _common(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--captions", required=True, help="the source's captions parquet (data/<source>/items)")
     sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split, seed) as JSON")
-    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level")
+    add_confidence(sp)
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
 
 

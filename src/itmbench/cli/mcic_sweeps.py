@@ -12,8 +12,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import json_arg, open_fraction, positive_int, set_threads
-from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+from itmbench.cli._args import add_confidence, json_arg, positive_int, set_threads
 
 log = logging.getLogger("itmbench")
 
@@ -138,13 +137,11 @@ def add_commands(add, sub) -> None:
     sp.add_argument(
         "--config", type=json_arg, required=True, help="params.yaml `mcic` section (or its PV keys) as JSON"
     )
-    sp.add_argument(
-        "--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level of the mgs-rank"
-    )
+    add_confidence(sp, "interval level of the mgs-rank")
     sp.add_argument("--out-csv", required=True, help="the search table's CSV; .md and .tex are written beside it")
     sp.add_argument("--out-choice", required=True, help="the chosen point as JSON (build-benchmark --input pv_choice=)")
     sp = add("mcic-sweep-table", cmd_mcic_sweep_table, "MCIC Table 4 or 5 from its sweep's CSV, beside the paper's")
     sp.add_argument("--sweep", required=True, choices=SWEEPS)
     sp.add_argument("--data", required=True, help="the sweep's CSV (mcic-sweep --out)")
-    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level")
+    add_confidence(sp)
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")

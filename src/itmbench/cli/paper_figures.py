@@ -16,12 +16,11 @@ from pathlib import Path
 
 from itmbench.cli._args import (
     add_bootstrap_options,
+    add_confidence,
     json_arg,
     name_value,
-    open_fraction,
     positive_int,
 )
-from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 
 log = logging.getLogger("itmbench")
 
@@ -210,7 +209,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --scores (titles)")
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.cxc` (or some keys) as JSON")
     sp.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples of the fit")
-    sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level")
+    add_confidence(sp)
     sp.add_argument("--out-points", required=True, help="CSV of the sampled pairs the figure draws")
     sp.add_argument("--out-csv", required=True, help="the fit table's CSV; .md and .tex are written beside it")
     sp = add("cxc-figure", cmd_cxc_figure, "draw CxC's Figure 3, 4 or 5 from its computed files")
@@ -223,9 +222,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
     sp = add("mcic-lambda-search", cmd_mcic_lambda_search, "MCIC's OPTIMIZE-SCORE: wmgs-rank per lambda, as a table")
     sp.add_argument("--bench", required=True, help="the world's MCIC benchmark folder (data/world/mcic)")
-    sp.add_argument(
-        "--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level of the wmgs-rank"
-    )
+    add_confidence(sp, "interval level of the wmgs-rank")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     sp = add("cxc-table1", cmd_cxc_table1, "CxC Table 1: printed caption pairs beside the world's")
     sp.add_argument("--bench", required=True, help="the world's CxC benchmark folder (data/world/cxc)")
@@ -235,9 +232,7 @@ def add_commands(add, sub) -> None:
     )
     sp.add_argument("--source", choices=SOURCES[1:], default="world", help="the source of --bench (titles)")
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `report.cxc` (or some keys) as JSON")
-    sp.add_argument(
-        "--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level of the STS ratings"
-    )
+    add_confidence(sp, "interval level of the STS ratings")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     add_eccv_commands(add)
     add_bivlc_commands(add)

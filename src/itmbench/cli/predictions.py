@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from itmbench.cli._args import add_registry_option, non_negative_int, open_fraction, positive_int
-from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
+from itmbench.cli._args import add_confidence, add_registry_option, non_negative_int, positive_int
 from itmbench.papers.registry import PREDICTION_FORMATS
 
 # The formats: ranked lists (the shared engine) and each paper's own (the registry)
@@ -28,9 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument("--label", default=None, help="name of the system (ranked, sugarcrepe_gpt4v)")
     parser.add_argument("--out-dir", default=None, help="write metrics.json and metrics.{csv,md,tex} here")
-    parser.add_argument(
-        "--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval confidence, in (0, 1)"
-    )
+    add_confidence(parser, "interval confidence, in (0, 1)")
     parser.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples, >= 1")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed, >= 0")
     parser.add_argument("--ks", type=positive_int, nargs="+", default=[1, 5, 10], help="ranked: the K of R@K")

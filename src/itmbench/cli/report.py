@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itmbench.cli._args import (
+    add_confidence,
     choice_values,
     json_arg,
     name_value,
-    open_fraction,
     positive_int,
     score_section,
     with_absent_cells,
 )
-from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.papers.registry import BENCHMARKS, PAPERS
 
 if TYPE_CHECKING:
@@ -239,9 +238,7 @@ def add_commands(add, sub) -> None:
     sp = add("trohn-text-table", cmd_trohn_text_table, "BiVLC Table 6: TROHN-Text statistics vs published")
     sp.add_argument("histories", nargs="+", help="history.json of each TROHN-Text (negclip) model")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
-    sp.add_argument(
-        "--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="of the shares' Wilson intervals"
-    )
+    add_confidence(sp, "of the shares' Wilson intervals")
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)
     sp.add_argument("--parameters", type=json_arg, default={})
