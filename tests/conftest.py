@@ -61,10 +61,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # a worker's own config says dist "no" and loadgroup True (xdist's remote.setup_config)
     if not getattr(config.option, "loadgroup", False):
         return
+    group = {item: _group(item) for item in items}
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(_group(item)))
+        item.add_marker(pytest.mark.xdist_group(group[item]))
     rank = {name: k for k, name in enumerate(LONG_GROUPS)}
-    items.sort(key=lambda item: rank.get(_group(item), len(rank)))
+    items.sort(key=lambda item: rank.get(group[item], len(rank)))
 
 
 @pytest.fixture(scope="session")
