@@ -142,3 +142,20 @@ def test_trohn_img_pairs_are_negatives_on_both_sides():
     got = float(RECIPES["trohn_img"].loss(emb, scale, make_config(TrainConfig), 0))
     assert got == pytest.approx(0.5 * naive_softmax(emb.img, emb.txt, 10.0))
     assert got != pytest.approx(float(clip_loss(pos_img, pos_txt, scale)))
+
+
+def test_negclip_loss_on_a_negclip_aro_batch_is_the_authors_clip_loss():
+    """The authors' open_clip fork (vinid/neg_clip, src/open_clip/loss.py ClipLoss on one GPU): 2B images (the
+    batch's and its nearest images) against 4B texts (their captions, then the swaps), labels 0..2B-1, and the
+    text side's first 2B rows only: (CE(logits_per_image) + CE(logits_per_text[:2B])) / 2."""
+    b = 3
+    img, txt = unit(2 * b, seed=20), unit(4 * b, seed=21)
+    scale = torch.tensor(math.log(30.0), dtype=torch.float64)
+    logits_per_image = 30.0 * img @ txt.T
+    logits_per_text = 30.0 * txt @ img.T
+    labels = torch.arange(2 * b)
+    authors = (
+        torch.nn.functional.cross_entropy(logits_per_image, labels)
+        + torch.nn.functional.cross_entropy(logits_per_text[: len(logits_per_image)], labels)
+    ) / 2
+    assert float(negclip_loss(img, txt, scale)) == pytest.approx(float(authors))

@@ -154,3 +154,106 @@ def test_train_config_names_bad_values():
     with pytest.raises(ValueError, match="unknown keys \\['margin'\\]"):
         make_config(TrainConfig, {"margin": 0.2})
     assert make_config(TrainConfig, {"negative_subsets": ["add_att"]}).negative_subsets == ("add_att",)
+
+
+def test_negclip_swaps_of_a_caption_are_the_worked_example():
+    from itmbench.train.negatives import swap_negatives
+
+    assert swap_negatives("a red circle is above a blue square") == [
+        "a blue square is above a red circle",  # the two noun phrases
+        "a red square is above a blue circle",  # the two nouns
+        "a blue circle is above a red square",  # the two adjectives
+    ]
+    assert swap_negatives("two small green triangles") == ["two green small triangles"]
+    assert swap_negatives("a red circle") == [] and swap_negatives("a circle and a circle") == []
+
+
+def _naive_swaps(text: str) -> set[str]:
+    """Every swap of two word spans of one kind: two single words of the same part of speech (noun, adjective),
+    or two noun phrases (determiner, adjectives, noun), found by trying every pair of spans."""
+    from itmbench.world.captions import word_tag
+
+    words = text.split()
+    n = len(words)
+
+    def is_np(a: int, b: int) -> bool:
+        tags = [word_tag(w) for w in words[a:b]]
+        return len(tags) >= 2 and tags[0] == "det" and tags[-1] == "noun" and all(t == "adj" for t in tags[1:-1])
+
+    out = set()
+    spans = [(a, b) for a in range(n) for b in range(a + 1, n + 1) if is_np(a, b)]
+    for a0, a1 in spans:
+        for b0, b1 in spans:
+            if a1 <= b0:
+                out.add(" ".join(words[:a0] + words[b0:b1] + words[a1:b0] + words[a0:a1] + words[b1:]))
+    for a in range(n):
+        for b in range(a + 1, n):
+            if word_tag(words[a]) == word_tag(words[b]) in ("noun", "adj"):
+                swapped = list(words)
+                swapped[a], swapped[b] = words[b], words[a]
+                out.add(" ".join(swapped))
+    out.discard(text)
+    return out
+
+
+def test_negclip_swaps_equal_a_naive_enumeration_on_every_world_caption(data):
+    from itmbench.train.negatives import swap_negatives
+
+    made = [swap_negatives(t) for t in data.texts]
+    assert [set(s) for s in made] == [_naive_swaps(t) for t in data.texts]
+    assert all(len(s) == len(set(s)) for s in made)  # distinct
+    assert sum(bool(s) for s in made) > 0.5 * len(made)  # most world captions have one
+
+
+def test_nearest_images_equal_a_naive_ranking():
+    from itmbench.train.negatives import nearest_images
+
+    rng = np.random.default_rng(3)
+    feats = rng.normal(size=(23, 5)).astype(np.float32)
+    feats[7] = feats[2]  # a tie: the lower row first
+    feats /= np.linalg.norm(feats, axis=1, keepdims=True)
+    got = nearest_images(lambda imgs: feats[imgs[:, 0, 0, 0]], np.arange(23).reshape(23, 1, 1, 1), 4, chunk=5)
+    for i in range(23):
+        sims = [(-(float(feats[i] @ feats[j])), j) for j in range(23) if j != i]
+        assert got[i].tolist() == [j for _, j in sorted(sims)[:4]], i
+    with pytest.raises(ValueError, match="23 neighbours of each of 23 images"):
+        nearest_images(lambda x: x, np.zeros((23, 1, 1, 1)), 23)
+
+
+def test_negclip_aro_batches_pair_each_caption_with_a_nearest_image_and_swaps_of_both(data):
+    from dataclasses import replace
+
+    from itmbench.train.negatives import swap_negatives
+
+    def colour_features(images: np.ndarray) -> np.ndarray:  # a stand-in encoder: the mean colour
+        f = images.reshape(len(images), -1, 3).mean(axis=1) + 1.0
+        return f / np.linalg.norm(f, axis=1, keepdims=True)
+
+    cfg = make_config(TrainConfig, negclip_neighbours=3)
+    source = RECIPES["negclip_aro"].build(replace(data, encode_images=colour_features), cfg)
+    swappable = [row for row, t in enumerate(data.texts) if swap_negatives(t)]
+    assert source.samples.tolist() == swappable and source.n_samples == len(swappable)
+    image_rows = np.unique(data.image_row[swappable])
+    feats = colour_features(data.images[image_rows])
+    idx = np.array([4, 0, 9])
+    batch = source.batch(idx, np.random.default_rng(0))
+    texts = decode(batch.texts)
+    rows = source.samples[idx]
+    assert batch.n_positive == 6 and batch.images.shape[0] == 6 and len(texts) == 12
+    assert texts[:3] == [data.texts[r] for r in rows]  # the samples' captions, with their images
+    assert np.array_equal(batch.images[:3], data.images[data.image_row[rows]])
+    for k, row in enumerate(rows):  # each neighbour: a caption of one of the 3 nearest images, with its image
+        other = batch.rows[3 + k]
+        assert texts[3 + k] == data.texts[other]
+        assert np.array_equal(batch.images[3 + k], data.images[data.image_row[other]])
+        mine = int(np.searchsorted(image_rows, data.image_row[row]))
+        sims = feats @ feats[mine]
+        sims[mine] = -np.inf
+        nearest = image_rows[np.argsort(-sims, kind="stable")[:3]]
+        assert data.image_row[other] in nearest
+    for k in range(6):  # then a swap of each of the six captions
+        assert texts[6 + k] in swap_negatives(texts[k])
+    again = source.batch(idx, np.random.default_rng(0))
+    assert torch.equal(again.texts, batch.texts) and np.array_equal(again.rows, batch.rows)
+    with pytest.raises(ValueError, match="starting model's image encoder"):
+        RECIPES["negclip_aro"].build(data, cfg)

@@ -15,7 +15,7 @@ from itmbench.train.config import TrainConfig
 from itmbench.train.recipes import RECIPES
 from itmbench.world.generate import WorldConfig, generate_world, write_world
 
-NEW = ("negclip", "trohn_img", "vse_hinge", "de_i2t", "de_t2t", "de_t2t_i2t")
+NEW = ("negclip", "negclip_aro", "trohn_img", "vse_hinge", "de_i2t", "de_t2t", "de_t2t_i2t")
 CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5, trohn_img_fraction=0.5)
 # VSE++ warms up with the sum of hinges for an epoch: its loss is compared over the two max-violation epochs.
 CFGS = {name: CFG for name in NEW} | {"vse_hinge": replace(CFG, epochs=3, hinge_warmup_epochs=1)}

@@ -22,6 +22,10 @@ papers are silent, each a field below:
   5.3 estimates its noise at about 61%), so by default the first candidate is kept, as the paper
   does. The world can check it: True keeps a negative image only where the negative caption is true
   of it and the positive caption false (the ablation model `clip_trohn_img_filtered`).
+- `negclip_neighbours` = 3 (negclip_aro, ARO's NegCLIP): the nearest train images of each image by the
+  starting model's image embeddings, one of which (with one of its captions and a swap of that caption) joins
+  each sample in a batch. The authors' training file lists each row's neighbours (`neg_image`, one drawn per
+  epoch); how many it lists is stated in the paper, whose text we could not read: 3 is our choice.
 - `select_on` = val_r1: the kept epoch is the one of best mean validation R@1 over the trainer's
   tasks. BiVLC selects its TROHN fine-tunes on "accuracy on the corresponding validation set"
   (appendix E): `hard_negative_accuracy` makes hard-negative captions of the val captions as the
@@ -64,6 +68,7 @@ class TrainConfig:
     image_candidates: int  # generated images per negative caption (BiVLC step 2: 4)
     filter_negative_images: bool  # keep a negative image only if it fits caption- and not caption+
     generator: dict[str, Any]  # RenderGenerator overrides (mistake rates...)
+    negclip_neighbours: int  # negclip_aro: nearest train images per image, NegCLIP's hard-negative images
     # Losses.
     hinge_margin: float  # VSE++ margin of the max-violation hinge loss
     hinge_warmup_epochs: int  # vse_hinge: first epochs with the sum of hinges (VSE0) before the max violation
@@ -73,7 +78,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "negative_subsets", tuple(self.negative_subsets))
-        positive = ("epochs", "batch_size", "hard_negatives_per_sample", "image_candidates")
+        positive = ("epochs", "batch_size", "hard_negatives_per_sample", "image_candidates", "negclip_neighbours")
         bad = [f"{n}={getattr(self, n)!r}" for n in positive if not getattr(self, n) >= 1]
         if self.batch_size < 2:
             bad.append(f"batch_size={self.batch_size!r} (in-batch negatives need 2)")

@@ -99,6 +99,9 @@ class TrainData:
     tokens: torch.Tensor  # [N_captions, L] on the CPU
     tokenize: Callable[[list[str]], torch.Tensor]  # the model's tokenizer, CPU tensors out
     max_objects: int  # most objects in a world scene (the image generator's limit)
+    # the starting model's unit-norm image embeddings (numpy, CPU) of uint8 images, for a trainer that mines its
+    # negatives with it (negclip_aro's nearest images); None where no model is at hand
+    encode_images: Callable[[np.ndarray], np.ndarray] | None = None
 
     @staticmethod
     def from_world(
@@ -372,6 +375,7 @@ def run_training(
     encoder = build_encoder(spec, device, init)
     model = trainable_model(encoder, spec)
     data = TrainData.from_world(world, lambda texts: encoder.text_tensor(texts).cpu(), str(items_dir))
+    data.encode_images = lambda images: encoder.encode_images(images).cpu().numpy()  # the starting weights
     val = ValidationSet.from_world(world, str(items_dir))
     if cfg.select_on == "hard_negative_accuracy":
         val = val.with_hard_negatives(world, cfg, str(items_dir))

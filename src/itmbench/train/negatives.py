@@ -8,6 +8,13 @@ filter SugarCrepe and TROHN apply with models and people) and its text differs f
 and from the caption's other negatives. Every draw of a caption comes from a generator seeded by
 (seed, caption_id), so a caption's negatives do not depend on which others are made.
 
+Swaps (ARO's NegCLIP): every caption its words can make by swapping two noun phrases, two nouns or two
+adjectives (the linguistic elements NegCLIP swaps that the world's grammar has: it has no verb or adverb),
+found in the text by the grammar's parts of speech as NegCLIP's tagger finds them, without a truth check
+(NegCLIP keeps its swaps unchecked). Nearest images (NegCLIP's hard-negative images): for each train image,
+the `negclip_neighbours` other train images nearest to it by the starting model's image embeddings (cosine;
+ties to the lower row).
+
 Images (TROHN-Img): a seeded `trohn_img_fraction` of the train captions with a negative caption,
 in a seeded random order, becomes instances; each negative caption gets `image_candidates` images
 from the image generator (`RenderGenerator` by default: the smallest edit of the source scene
@@ -20,8 +27,9 @@ number of instances is reached or none is left. Only kept candidates are rendere
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -30,7 +38,7 @@ from itmbench.negatives.captions import propose_edit
 from itmbench.negatives.generator import ImageGenerator
 from itmbench.negatives.images import make_generator
 from itmbench.train.config import TrainConfig
-from itmbench.world.captions import CaptionStructure
+from itmbench.world.captions import CaptionStructure, noun_phrase_spans, word_tag
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
@@ -166,3 +174,37 @@ def image_negatives(
         if n_instances == target:
             break
     return sorted(pairs, key=lambda p: p.caption.positive_row)  # stable: a row's negatives keep their order
+
+
+def swap_negatives(text: str) -> list[str]:
+    """NegCLIP's swaps of a caption: each distinct text made by swapping two noun phrases, two nouns or two
+    adjectives that differ, in that order and by position; never the caption itself."""
+    words = text.split()
+    out: dict[str, None] = {}
+    spans = noun_phrase_spans(words)
+    for (a0, a1), (b0, b1) in combinations(spans, 2):
+        out[" ".join([*words[:a0], *words[b0:b1], *words[a1:b0], *words[a0:a1], *words[b1:]])] = None
+    for kind in ("noun", "adj"):
+        for a, b in combinations([i for i, w in enumerate(words) if word_tag(w) == kind], 2):
+            swapped = list(words)
+            swapped[a], swapped[b] = words[b], words[a]
+            out[" ".join(swapped)] = None
+    out.pop(" ".join(words), None)
+    return list(out)
+
+
+def nearest_images(
+    encode_images: Callable[[np.ndarray], np.ndarray], images: np.ndarray, k: int, chunk: int = 256
+) -> np.ndarray:
+    """For each image, the rows of the `k` other images nearest to it by cosine similarity of the unit-norm
+    embeddings `encode_images` gives ([N, k], nearest first; ties to the lower row)."""
+    n = len(images)
+    if not 1 <= k < n:
+        raise ValueError(f"nearest_images: {k} neighbours of each of {n} images; expected 1 <= k < {n}")
+    emb = np.concatenate([np.asarray(encode_images(images[s : s + chunk]), np.float32) for s in range(0, n, chunk)])
+    out = np.empty((n, k), dtype=np.int64)
+    for s in range(0, n, chunk):
+        sims = emb[s : s + chunk] @ emb.T
+        sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf  # never the image itself
+        out[s : s + chunk] = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+    return out

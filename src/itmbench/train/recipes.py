@@ -3,6 +3,10 @@
 - contrastive (BiVLC CLIP_COCO): P image-caption pairs; CLIP InfoNCE with in-batch negatives.
 - negclip (BiVLC CLIP_TROHN-Text, NegCLIP-style): P pairs + up to k hard-negative captions each,
   extra columns of the text side (image->text only).
+- negclip_aro (ARO's NegCLIP, as its authors' open_clip fork trains it): P pairs, each with a nearest-neighbour
+  train image and one of its captions (more pairs: 2P images, 2P captions), then a swap of each of the 2P
+  captions as a hard negative on the text side (image->text only: the authors' loss, `negclip_loss` on 2P
+  images and 4P captions).
 - trohn_img (BiVLC CLIP_TROHN-Img): P instances, each a pair + up to k (caption-, image-) pairs
   appended to both sides; CLIP InfoNCE over all pairs.
 - vse_hinge (VSE++): P pairs; max-violation hinge at a margin, after `hinge_warmup_epochs` of the
@@ -37,7 +41,14 @@ from itmbench.train.losses import (
     negclip_loss,
     vse_hinge_loss,
 )
-from itmbench.train.negatives import caption_negatives, image_generator, image_negatives, negatives_table
+from itmbench.train.negatives import (
+    caption_negatives,
+    image_generator,
+    image_negatives,
+    nearest_images,
+    negatives_table,
+    swap_negatives,
+)
 
 # --- batch sources --------------------------------------------------------------------------------
 
@@ -198,6 +209,56 @@ class NegativePairSource:
         return out
 
 
+@dataclass
+class NegClipSource:
+    """ARO's NegCLIP (the authors' `CsvDataset` and training step): each sample is a train caption with a swap
+    of it; its batch adds a nearest image of the caption's image, one of that image's captions and a swap of
+    that caption, each drawn anew per epoch as the authors' `random.choice` draws them."""
+
+    data: TrainData
+    samples: np.ndarray  # train caption rows that have a swap (the authors' rows each list their swaps)
+    swap_tokens: torch.Tensor  # every sample's swaps, tokenized, sample by sample
+    swaps_of: list[np.ndarray]  # per sample: its rows in swap_tokens
+    neighbour_samples: list[list[np.ndarray]]  # per sample: per nearest image, the samples (captions) of that image
+    swap_texts: list[str]
+
+    @property
+    def n_samples(self) -> int:
+        """One sample per train caption with a swap."""
+        return len(self.samples)
+
+    @staticmethod
+    def _pick(options: list, draws: np.ndarray) -> list:
+        """One element of each option list, by a uniform draw in [0, 1) each."""
+        return [o[int(u * len(o))] for o, u in zip(options, draws)]
+
+    def batch(self, idx: np.ndarray, rng: np.random.Generator) -> Batch:
+        """The samples `idx` and their neighbours' pairs (2P pairs), then a swap of each of the 2P captions."""
+        idx = np.asarray(idx, dtype=np.int64)
+        images = self._pick([self.neighbour_samples[i] for i in idx], rng.random(len(idx)))  # a nearest image each
+        neighbours = np.array(self._pick(images, rng.random(len(idx))), dtype=np.int64)  # one of its captions
+        both = np.concatenate([idx, neighbours])
+        swaps = np.array(self._pick([self.swaps_of[i] for i in both], rng.random(len(both))), dtype=np.int64)
+        rows = self.samples[both]
+        return Batch(
+            n_positive=len(both),
+            texts=torch.cat([self.data.tokens[rows], self.swap_tokens[swaps]]),
+            images=self.data.images[self.data.image_row[rows]],
+            rows=rows,
+            negative_rows=swaps,
+        )
+
+    def stats(self) -> dict[str, Any]:
+        """Samples, swaps and neighbours."""
+        return {
+            "samples": self.n_samples,
+            "positives": len(self.data),
+            "swaps": len(self.swap_texts),
+            "mean_swaps_per_sample": float(np.mean([len(s) for s in self.swaps_of])) if self.n_samples else 0.0,
+            "neighbour_images": len(self.neighbour_samples[0]) if self.n_samples else 0,
+        }
+
+
 # --- builders -------------------------------------------------------------------------------------
 
 
@@ -240,6 +301,34 @@ def build_negative_pairs(data: TrainData, cfg: TrainConfig) -> NegativePairSourc
     return NegativePairSource(data, pairs, images, tokens, instances, [by_row[r] for r in instances])
 
 
+def build_negclip(data: TrainData, cfg: TrainConfig) -> NegClipSource:
+    """ARO's NegCLIP: every train caption's swaps, and each train image's `negclip_neighbours` nearest train images
+    by the starting model (the captions of a neighbour that have swaps are its samples), made once."""
+    if data.encode_images is None:
+        raise ValueError("trainer negclip_aro: nearest images need the starting model's image encoder")
+    swaps = [swap_negatives(t) for t in data.texts]
+    samples = np.array([row for row, s in enumerate(swaps) if s], dtype=np.int64)
+    if not len(samples):
+        return NegClipSource(data, samples, data.tokens[:0], [], [], [])
+    texts = [t for row in samples for t in swaps[row]]
+    bounds = np.cumsum([0, *(len(swaps[row]) for row in samples)])
+    swaps_of = [np.arange(bounds[i], bounds[i + 1], dtype=np.int64) for i in range(len(samples))]
+    image_rows = np.unique(data.image_row[samples])  # the train images with a sample
+    if len(image_rows) <= cfg.negclip_neighbours:
+        raise ValueError(
+            f"trainer negclip_aro: {len(image_rows)} train images with a swappable caption; "
+            f"negclip_neighbours={cfg.negclip_neighbours} needs more"
+        )
+    nearest = nearest_images(data.encode_images, data.images[image_rows], cfg.negclip_neighbours)
+    local = {int(r): k for k, r in enumerate(image_rows)}
+    of_image: list[list[int]] = [[] for _ in image_rows]
+    for i, row in enumerate(samples):
+        of_image[local[int(data.image_row[row])]].append(i)
+    per_image = [np.array(s, dtype=np.int64) for s in of_image]
+    neighbours = [[per_image[j] for j in nearest[local[int(data.image_row[row])]]] for row in samples]
+    return NegClipSource(data, samples, data.tokenize(texts), swaps_of, neighbours, texts)
+
+
 # --- losses ---------------------------------------------------------------------------------------
 
 
@@ -272,6 +361,7 @@ RECIPES: dict[str, Recipe] = {
     for r in (
         Recipe("contrastive", build_pairs, _clip),
         Recipe("negclip", build_negative_captions, _negclip),
+        Recipe("negclip_aro", build_negclip, _negclip),
         Recipe("trohn_img", build_negative_pairs, _clip),
         Recipe("vse_hinge", build_pairs, _vse),
         Recipe("de_i2t", build_pairs, _de_i2t),

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from itmbench.world.scene import RELATIONS, Scene, WorldObject, relation_holds
+from itmbench.world.scene import COLOURS, RELATIONS, SHAPES, SIZES, Scene, WorldObject, relation_holds
 
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 RELATION_WORDS: dict[str, tuple[str, ...]] = {
@@ -23,6 +23,37 @@ RELATION_WORDS: dict[str, tuple[str, ...]] = {
 }
 GENERIC_NOUNS = ("shape", "object")
 CAPTION_KINDS = ("single", "relation", "pair", "count")
+# The grammar's parts of speech (every other word is neither, and the grammar has no verb or adverb), for
+# what reads the text rather than the structure as a tagger would (ARO's word-order perturbations, NegCLIP's
+# swaps): the nouns are the shapes and generic nouns, singular and plural, and the template nouns ('a picture
+# of', 'an image with', 'on a plain background', 'to the left of', 'on top of'); the adjectives are the
+# colours, the sizes and 'plain'; the determiners open a noun phrase.
+NOUNS = frozenset(
+    {*SHAPES, *GENERIC_NOUNS, *(n + "s" for n in (*SHAPES, *GENERIC_NOUNS))}
+    | {"picture", "image", "background", "left", "right", "top"}
+)
+ADJECTIVES = frozenset({*COLOURS, *SIZES, "plain"})
+DETERMINERS = frozenset({"a", "an", *NUMBER_WORDS.values()})
+
+
+def word_tag(word: str) -> str:
+    """The grammar's part of speech of a word: 'noun', 'adj', 'det' or 'other'."""
+    return "noun" if word in NOUNS else "adj" if word in ADJECTIVES else "det" if word in DETERMINERS else "other"
+
+
+def noun_phrase_spans(words: list[str]) -> list[tuple[int, int]]:
+    """The noun phrases of a caption's words as [start, end) spans: a determiner, any adjectives, a noun."""
+    spans, i = [], 0
+    while i < len(words):
+        j = i + 1
+        while word_tag(words[i]) == "det" and j < len(words) and word_tag(words[j]) == "adj":
+            j += 1
+        if word_tag(words[i]) == "det" and j < len(words) and word_tag(words[j]) == "noun":
+            spans.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    return spans
 
 
 @dataclass(frozen=True)

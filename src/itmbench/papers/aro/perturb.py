@@ -9,8 +9,8 @@ The authors' `dataset_zoo/perturbations.py` (mertyg/vision-language-models-are-b
 - `shuffle_trigrams`: the trigrams' order shuffled, each trigram kept whole.
 The authors tag words with spaCy's `en_core_web_sm` and tokenize with NLTK; the world's captions are lower-case
 words without punctuation from a fixed lexicon, so a token is a whitespace-separated word and its part of
-speech is the world lexicon's (`TAGS`, fixed here: no model is downloaded at run time). Every draw comes from
-the generator given (the authors' are unseeded `np.random` and `random`).
+speech is the world grammar's (`itmbench.world.captions.word_tag`: no tagger model is downloaded at run
+time). Every draw comes from the generator given (the authors' are unseeded `np.random` and `random`).
 """
 
 from __future__ import annotations
@@ -19,22 +19,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from itmbench.world.captions import GENERIC_NOUNS
-from itmbench.world.scene import COLOURS, SHAPES, SIZES
-
-# The world lexicon's nouns and adjectives (every other word is neither): the shapes and generic nouns,
-# singular and plural, and the template nouns ('a picture of', 'an image with', 'on a plain background', 'to
-# the left of', 'on top of'); the adjectives are the colours, the sizes and 'plain'.
-NOUNS = frozenset(
-    {*SHAPES, *GENERIC_NOUNS, *(n + "s" for n in (*SHAPES, *GENERIC_NOUNS))}
-    | {"picture", "image", "background", "left", "right", "top"}
-)
-ADJECTIVES = frozenset({*COLOURS, *SIZES, "plain"})
+from itmbench.world.captions import word_tag
 
 
 def tag(token: str) -> str:
-    """The world lexicon's part of speech of a word: 'noun', 'adj' or 'other'."""
-    return "noun" if token in NOUNS else "adj" if token in ADJECTIVES else "other"
+    """The world lexicon's part of speech of a word as the perturbations use it (`word_tag`, the grammar's):
+    'noun', 'adj' or 'other' (a determiner is neither a noun nor an adjective)."""
+    kind = word_tag(token)
+    return kind if kind in ("noun", "adj") else "other"
 
 
 def _permute_at(tokens: list[str], positions: list[int], rng: np.random.Generator) -> list[str]:
