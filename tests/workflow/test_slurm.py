@@ -258,7 +258,7 @@ def test_shipped_profile_sends_every_rule_that_declares_a_gpu_to_the_gpu_partiti
     """Static: every rule of the workflow with a `gpu` resource has `slurm_partition: gpu` in the profile."""
     declared = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())["set-resources"]
     gpu_rules = set()
-    for smk in sorted((REPO / "workflow/rules").glob("*.smk")):
+    for smk in sorted((REPO / "workflow/rules").rglob("*.smk")):
         # a rule's body runs to the next rule, at any indent (rules inside `if` blocks are indented)
         for m in re.finditer(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule \w+:|\Z)", smk.read_text(), flags=re.M | re.S):
             if re.search(r"^\s+resources:\n(?:\s+\w+=.*\n)*?\s+gpu=", m.group(2), flags=re.M):

@@ -50,7 +50,8 @@ ADDING_BENCHMARKS = (
     else sorted(config["coco"]["adds_items"])
 )
 NOTEBOOKS = "workflow/notebooks"
-ENV = "../envs/itmbench.yaml"
+ENV = "../envs/itmbench.yaml"  # a rule's conda environment, relative to its .smk file in workflow/rules/
+PAPER_ENV = "../../envs/itmbench.yaml"  # the same file, for the rules in workflow/rules/papers/
 RAW = "data/raw"
 MIRROR = config.get("mirror") or ""
 REGISTRY = config.get("registry") or ""

@@ -27,7 +27,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/tables/bison_table2.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bison-table2 --bench {params.bench_dir} --captions {input.captions} --source {params.source} "
             "--config {params.config:q} --confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
@@ -57,7 +57,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/score/bison_perturbations/{model}.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bison-perturbation-scores --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
             "--items {params.items_dir} --bench {params.bench_dir} --captions {input.captions} "
@@ -88,7 +88,7 @@ if SOURCE == "world":
             benchmark:
                 "benchmarks/rules/score/bison_captions/{model}.tsv"
             conda:
-                ENV
+                PAPER_ENV
             shell:
                 "itmbench bison-generate-captions --model {wildcards.model} --spec {params.spec:q} "
                 "{params.checkpoint} --items {params.items_dir} --captions {input.captions} "
@@ -116,7 +116,7 @@ if SOURCE == "world":
             benchmark:
                 "benchmarks/rules/tables/bison_table4.tsv"
             conda:
-                ENV
+                PAPER_ENV
             shell:
                 "itmbench bison-table4 {params.model_files} --captions {input.captions} --source {params.source} "
                 "--config {params.config:q} --caption-metrics {params.caption_metrics:q} --score {params.score:q} "
@@ -146,7 +146,7 @@ if SOURCE == "world":
             benchmark:
                 "benchmarks/rules/figures/bison_figure8_data.tsv"
             conda:
-                ENV
+                PAPER_ENV
             shell:
                 "itmbench bison-figure8-data {params.model_files} --captions {input.captions} "
                 "--source {params.source} --config {params.config:q} --caption-metrics {params.caption_metrics:q} "
@@ -175,7 +175,7 @@ if SOURCE == "world":
             benchmark:
                 "benchmarks/rules/figures/bison_figure4_data.tsv"
             conda:
-                ENV
+                PAPER_ENV
             shell:
                 "itmbench bison-figure4-data {params.model_files} --scenes {input.scenes} "
                 "--caption-scores {input.caption_scores} --source {params.source} --world {params.world:q} "
@@ -206,7 +206,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/figures/bison_{bison_data_figure}_data.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bison-figure-data --figure {wildcards.bison_data_figure} --bench {params.bench_dir} "
             "--captions {input.captions} --source {params.source} --config {params.config:q} {params.model_files} "
@@ -231,7 +231,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/figures/bison_{bison_data_figure}.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bison-figure --figure {wildcards.bison_data_figure} --data {input.data} "
             "--source {params.source} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"

@@ -19,7 +19,7 @@ if TROHN_TEXT_MODELS:
         benchmark:
             "benchmarks/rules/tables/trohn_text.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench trohn-text-table {input} --out-csv {output.csv} --confidence {params.confidence} > {log} 2>&1"
 
@@ -50,7 +50,7 @@ if bivlc_figure4_models():
         benchmark:
             "benchmarks/rules/figures/bivlc_figure4_data.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bivlc-figure4-data {params.flags} --source {params.source} --config {params.config:q} "
             "--score {params.score:q} --rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
@@ -72,7 +72,7 @@ if bivlc_figure4_models():
         benchmark:
             "benchmarks/rules/figures/bivlc_figure4.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench bivlc-figure4 --data {input.data} --source {params.source} --dpi {params.dpi} "
             "--out-png {output.png} > {log} 2>&1"

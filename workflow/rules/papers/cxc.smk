@@ -28,7 +28,7 @@ rule cxc_figure_data:
     benchmark:
         "benchmarks/rules/figures/cxc_{cxc_data_figure}_data.tsv"
     conda:
-        ENV
+        PAPER_ENV
     shell:
         "itmbench cxc-figure-data --figure {wildcards.cxc_data_figure} --bench {params.bench_dir} "
         "--source {params.source} --config {params.config:q} --out-csv {output.csv} > {log} 2>&1"
@@ -57,7 +57,7 @@ if cxc_encoders_scored():
         benchmark:
             "benchmarks/rules/figures/cxc_figure5_data.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench cxc-encoder-sts --scores {input} --source {params.source} --config {params.config:q} "
             "--n-boot {params.n_boot} --confidence {params.confidence} --out-points {output.points} "
@@ -86,7 +86,7 @@ if cxc_encoders_scored():
         benchmark:
             "benchmarks/rules/tables/cxc_table1.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench cxc-table1 --bench {params.bench_dir} --captions {input.captions} {params.scores} "
             "--source {params.source} --config {params.config:q} --confidence {params.confidence} "
@@ -114,7 +114,7 @@ rule cxc_figure:
     benchmark:
         "benchmarks/rules/figures/cxc_{cxc_figure}.tsv"
     conda:
-        ENV
+        PAPER_ENV
     shell:
         "itmbench cxc-figure --figure {wildcards.cxc_figure} --data {input.data} {params.points} "
         "--source {params.source} --config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"

@@ -21,6 +21,6 @@ if len(eccv_rank_tau_models()) >= 3:
         benchmark:
             "benchmarks/rules/tables/eccv_rank_tau.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench eccv-rank-tau {params.flags} --config {params.score:q} --out-csv {output.csv} > {log} 2>&1"

@@ -28,7 +28,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/tables/mcic_optimize_pv.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench mcic-optimize-pv --items {params.items_dir} --world {params.world:q} --config {params.config:q} "
             "--confidence {params.confidence} --out-csv {output.csv} --out-choice {output.choice} > {log} 2>&1"
@@ -51,7 +51,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/tables/mcic_lambda_search.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench mcic-lambda-search --bench {params.bench_dir} --confidence {params.confidence} "
             "--out-csv {output.csv} > {log} 2>&1"
@@ -81,7 +81,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/mcic/sweep_{mcic_sweep}.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench mcic-sweep --sweep {wildcards.mcic_sweep} --config {params.config:q} "
             "--train-bench {params.train_dir} --bench {params.bench_dir} --features {input.features} "
@@ -107,7 +107,7 @@ if SOURCE == "world":
         benchmark:
             "benchmarks/rules/tables/mcic_{mcic_table}.tsv"
         conda:
-            ENV
+            PAPER_ENV
         shell:
             "itmbench mcic-sweep-table --sweep {params.sweep} --data {input} "
             "--confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
