@@ -42,8 +42,16 @@ def get_report_table_options(paper):
     return json.dumps(options, sort_keys=True)
 
 
+RULES_DIR = os.path.join(workflow.basedir, "workflow", "rules")
+
+
 def flag_report(path, caption, category, subcategory):
-    """An output flagged for `snakemake --report` (a named helper: `report(` opens a directive in .smk files)."""
+    """An output flagged for `snakemake --report` (a named helper: `report(` opens a directive in .smk files).
+    `caption` is named from workflow/rules/, as the shared rule files name it; Snakemake reads it from the folder
+    of the .smk file that declares the rule (workflow/rules/papers/ for a paper's own rules), so it is given
+    from there."""
+    here = workflow.current_basedir.get_path_or_uri(secret_free=True)
+    caption = os.path.relpath(os.path.join(RULES_DIR, caption), here)
     return snakemake_report(path, caption=caption, category=category, subcategory=subcategory)
 
 
