@@ -17,7 +17,8 @@ rule).
         --model clip=results/world/models/clip/model.pt --model negclip=results/world/models/negclip/model.pt
 
 prints one table: model, caption kind, swap kind, pairs, accuracy (%) with its Wilson interval. With
-`--shuffled-images`, the control: each caption against another caption's image.
+`--shuffled-images`, the control: each caption against another caption's image; with `--drop-sizes`, the
+captions without their size words, as VG-Relation names its objects.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -36,7 +38,7 @@ from itmbench.params import load_yaml, make_config
 from itmbench.train.negatives import swap_negatives
 from itmbench.world.captions import CaptionStructure, noun_phrase_spans, word_tag
 from itmbench.world.generate import WorldConfig, read_world
-from itmbench.world.scene import Scene
+from itmbench.world.scene import SIZES, Scene
 from itmbench.world.truth import caption_fits
 
 
@@ -47,6 +49,18 @@ def swap_kind(text: str, swapped: str) -> str:
     if len(words) == len(other) and len(differ) == 2 and word_tag(words[differ[0]]) == word_tag(words[differ[1]]):
         return "nouns" if word_tag(words[differ[0]]) == "noun" else "adjectives"
     return "noun phrases" if len(noun_phrase_spans(words)) >= 2 else "other"
+
+
+def without_sizes(text: str, structure: str) -> tuple[str, str]:
+    """A caption without its size words ('a large orange square' -> 'an orange square') and its structure without
+    the sizes its mentions claim."""
+    words = [w for w in text.split() if w not in SIZES]
+    for i in range(len(words) - 1):
+        if words[i] in ("a", "an"):
+            words[i] = "an" if words[i + 1][0] in "aeiou" else "a"
+    s = CaptionStructure.from_json(structure)
+    plain = CaptionStructure(tuple(replace(m, size=None) for m in s.mentions), relation=s.relation, kind=s.kind)
+    return " ".join(words), plain.to_json()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the control: each caption scored against another caption's image (a seeded permutation), so what is "
         "left above 50%% is the text tower's preference for the true word order, not the image",
     )
+    ap.add_argument(
+        "--drop-sizes",
+        action="store_true",
+        help="every caption without its size words (articles fixed), its structure without sizes, as VG-Relation "
+        "names objects by colour and shape only",
+    )
     args = ap.parse_args(argv)
     margin = float(make_config(WorldConfig, load_yaml(args.params).get("world", {})).relation_margin)
     world = read_world(args.items)
@@ -69,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     row_of = {int(i): k for k, i in enumerate(world.image_table["image_id"])}
     pairs = []  # (image row, true text, swapped text, caption kind, swap kind)
     for image_id, text, structure in zip(caps["image_id"], caps["text"], caps["structure"]):
+        if args.drop_sizes:
+            text, structure = without_sizes(text, structure)
         kind = CaptionStructure.from_json(structure).kind
         for swapped in swap_negatives(text):
             skind = swap_kind(text, swapped)
