@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         kept.append((row, text, swapped, kind, skind))
     print(f"{args.split} split: {len(caps)} captions, {len(pairs)} swaps, {len(kept)} kept", file=sys.stderr)
     images = np.asarray(world.images)
+    rows = sorted({k[0] for k in kept})  # the images and texts every model embeds
+    texts = sorted({t for k in kept for t in (k[1], k[2])})
     print("| model | caption kind | swap | pairs | accuracy (%) | interval |")
     print("|---|---|---|---|---|---|")
     for entry in args.model:
@@ -112,11 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         encoder = build_encoder(
             model_spec(name, {"family": "open_clip", "arch": "itm-clip-tiny"}), torch.device("cpu"), checkpoint
         )
-        rows = sorted({k[0] for k in kept})
         img = dict(zip(rows, encoder.encode_images(images[rows]).numpy()))
         if args.shuffled_images:  # every row's image replaced by another row's
             img = dict(zip(rows, [img[r] for r in np.random.default_rng(0).permutation(rows).tolist()]))
-        texts = sorted({t for k in kept for t in (k[1], k[2])})
         emb = {}
         for s in range(0, len(texts), 512):
             emb.update(zip(texts[s : s + 512], encoder.encode_texts(texts[s : s + 512]).numpy()))
