@@ -96,7 +96,7 @@ def negclip_improves(results: Results, config: ClaimConfig) -> Verdict:
 
 
 def explain_negclip(evidence: Mapping[str, Any], holds: bool, n: Numbers) -> Explanation:
-    """'NegCLIP above clip and clip_coco on k of 4 sets', a row per set."""
+    """'NegCLIP's interval above clip and clip_ft's on k of 4 ARO sets', a row per set."""
     sets = evidence["sets"]
     k = sum(s["above"] for s in sets.values())
     summary = f"NegCLIP's interval above {' and '.join(NEGCLIP_BASES)}'s on {k} of {len(sets)} ARO sets"
