@@ -168,6 +168,19 @@ def test_negclip_swaps_of_a_caption_are_the_worked_example():
     assert swap_negatives("a red circle") == [] and swap_negatives("a circle and a circle") == []
 
 
+def test_negclip_swap_kinds_name_the_first_swap_that_makes_each_text():
+    from itmbench.train.negatives import swap_kinds
+
+    # One-word noun phrases: the noun-phrase swap and the noun swap make one text, counted once, as noun phrases.
+    assert swap_kinds("a circle is above a square") == {"a square is above a circle": "noun phrases"}
+    assert swap_kinds("a red circle is above a blue square") == {
+        "a blue square is above a red circle": "noun phrases",
+        "a red square is above a blue circle": "nouns",
+        "a blue circle is above a red square": "adjectives",
+    }
+    assert swap_kinds("two small green triangles") == {"two green small triangles": "adjectives"}
+
+
 def _naive_swaps(text: str) -> set[str]:
     """Every swap of two word spans of one kind: two single words of the same part of speech (noun, adjective),
     or two noun phrases (determiner, adjectives, noun), found by trying every pair of spans."""

@@ -176,21 +176,30 @@ def image_negatives(
     return sorted(pairs, key=lambda p: p.caption.positive_row)  # stable: a row's negatives keep their order
 
 
-def swap_negatives(text: str) -> list[str]:
-    """NegCLIP's swaps of a caption: each distinct text made by swapping two noun phrases, two nouns or two
-    adjectives that differ, in that order and by position; never the caption itself."""
+SWAP_KINDS = ("noun phrases", "nouns", "adjectives")
+
+
+def swap_kinds(text: str) -> dict[str, str]:
+    """NegCLIP's swaps of a caption, each distinct text with the kind of swap that first made it: two noun phrases,
+    two nouns or two adjectives that differ, in that order (`SWAP_KINDS`) and by position; never the caption
+    itself."""
     words = text.split()
-    out: dict[str, None] = {}
+    out: dict[str, str] = {}
     spans = noun_phrase_spans(words)
     for (a0, a1), (b0, b1) in combinations(spans, 2):
-        out[" ".join([*words[:a0], *words[b0:b1], *words[a1:b0], *words[a0:a1], *words[b1:]])] = None
-    for kind in ("noun", "adj"):
-        for a, b in combinations([i for i, w in enumerate(words) if word_tag(w) == kind], 2):
+        out.setdefault(" ".join([*words[:a0], *words[b0:b1], *words[a1:b0], *words[a0:a1], *words[b1:]]), SWAP_KINDS[0])
+    for tag, kind in (("noun", SWAP_KINDS[1]), ("adj", SWAP_KINDS[2])):
+        for a, b in combinations([i for i, w in enumerate(words) if word_tag(w) == tag], 2):
             swapped = list(words)
             swapped[a], swapped[b] = words[b], words[a]
-            out[" ".join(swapped)] = None
+            out.setdefault(" ".join(swapped), kind)
     out.pop(" ".join(words), None)
-    return list(out)
+    return out
+
+
+def swap_negatives(text: str) -> list[str]:
+    """NegCLIP's swaps of a caption (`swap_kinds`' texts, in its order)."""
+    return list(swap_kinds(text))
 
 
 def nearest_images(

@@ -25,6 +25,7 @@ as in CLIP and CxC.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -301,12 +302,16 @@ def build_negative_pairs(data: TrainData, cfg: TrainConfig) -> NegativePairSourc
     return NegativePairSource(data, pairs, images, tokens, instances, [by_row[r] for r in instances])
 
 
-def build_negclip(data: TrainData, cfg: TrainConfig) -> NegClipSource:
+def build_negclip(
+    data: TrainData, cfg: TrainConfig, swaps_of_text: Callable[[str], list[str]] = swap_negatives
+) -> NegClipSource:
     """ARO's NegCLIP: every train caption's swaps, and each train image's `negclip_neighbours` nearest train images
-    by the starting model (the captions of a neighbour that have swaps are its samples), made once."""
+    by the starting model (the captions of a neighbour that have swaps are its samples), made once. `swaps_of_text`
+    makes a caption's swaps (NegCLIP's own by default; `benchmarks/relation_probe.py` passes VG-Relation's edit
+    alone)."""
     if data.encode_images is None:
         raise ValueError("trainer negclip_aro: nearest images need the starting model's image encoder")
-    swaps = [swap_negatives(t) for t in data.texts]
+    swaps = [swaps_of_text(t) for t in data.texts]
     samples = np.array([row for row, s in enumerate(swaps) if s], dtype=np.int64)
     if not len(samples):
         return NegClipSource(data, samples, data.tokens[:0], [], [], [])
