@@ -52,7 +52,7 @@ SMALL = "workflow/config/coco-small.yaml"
 def prepare(work: Path) -> None:
     """The workflow, the tiny world's COCO benchmarks exported as a release, and the small models, in `work`."""
     from itmbench.cli import main as itmbench
-    from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
+    from itmbench.sources.coco_registry import COCO_BENCHMARKS
 
     work.mkdir(parents=True, exist_ok=True)
     if not (work / "Snakefile").exists():

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from itmbench.sources.released import load_released
+from itmbench.sources.loading import load_released
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW_TESTS = REPO / "tests" / "workflow"

@@ -7,7 +7,12 @@ is an edge to the submodule `pkg.name` when that module exists, else to `pkg` it
 `__init__`). Importing `a.b.c` also runs the `__init__`s of `a` and `a.b`: those are edges too,
 except to the importer's own packages, whose `__init__`s have begun before it runs (train's
 `__init__` imports its submodules, which import `itmbench.train.config`: no cycle).
-Imports by `importlib.import_module(name)` are not seen.
+Imports by name at run time are the registry's alone: only `itmbench.papers.registry` calls
+`importlib.import_module` on a paper's module (its `package_part`, which `Paper.part` and
+`BenchmarkEntry.part` use), and a shared module's `package_part(<package>, "<part>")` call is
+followed as edges to that part of every paper package that has it, so a cycle through the
+registry's dispatch (a shared module loads a paper's module that imports the shared module)
+is seen as any other.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ ROOT = "itmbench"
 
 # The paper packages under itmbench.papers: shared code (anything outside itmbench.papers and
 # the command lines itmbench.cli*) must not import them.
-PAPERS = ("bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval")
+PAPERS = tuple(sorted(p.parent.name for p in (SRC / ROOT / "papers").glob("*/__init__.py")))
 
 # Cycles being removed right now on other branches: each entry a set of modules that import
 # each other; edges between the modules of one entry are ignored when looking for cycles.
@@ -83,6 +88,52 @@ def import_graph(src: Path = SRC) -> dict[str, set[str]]:
     found = modules(src)
     known = set(found)
     return {name: imported(name, path, known) for name, path in found.items()}
+
+
+def _literal_prefix(node: ast.expr) -> str | None:
+    """The text a string or f-string argument starts with (up to its first placeholder), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        head = node.values[0] if node.values else None
+        return head.value if isinstance(head, ast.Constant) and isinstance(head.value, str) else ""
+    return None
+
+
+def _called(node: ast.Call) -> str:
+    return node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+
+
+def imports_by_name(path: Path) -> list[str]:
+    """The literal starts of the module names a module imports at run time (`import_module`, `__import__`)."""
+    return [
+        prefix
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Call) and _called(node) in ("import_module", "__import__") and node.args
+        if (prefix := _literal_prefix(node.args[0])) is not None
+    ]
+
+
+def dispatched(path: Path, known: set[str]) -> set[str]:
+    """The paper modules a module reaches through the registry: each `package_part(<package>, "<part>")` call
+    with a literal part, an edge to that part of every paper package that has one."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Call) and _called(node) == "package_part" and len(node.args) == 2:
+            part = node.args[1]
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                out |= {m for m in known if m.split(".")[:2] == [ROOT, "papers"] and m.split(".")[3:] == [part.value]}
+    return out
+
+
+def with_dispatch(graph: dict[str, set[str]], src: Path = SRC) -> dict[str, set[str]]:
+    """The graph plus each shared module's edges through the registry's dispatch (`dispatched`)."""
+    found = modules(src)
+    known = set(found)
+    return {
+        name: targets | (dispatched(found[name], known) if is_shared(name) else set())
+        for name, targets in graph.items()
+    }
 
 
 def with_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -202,13 +253,13 @@ def test_graph_is_read() -> None:
 
 
 def test_no_import_cycles() -> None:
-    found = cycles(without_known_cycles(with_packages(import_graph())))
+    found = cycles(without_known_cycles(with_packages(with_dispatch(import_graph()))))
     assert not found, "import cycles among itmbench modules:\n" + "\n".join(" -> ".join(c) for c in found)
 
 
 def test_known_cycles_are_still_there() -> None:
     """An entry of KNOWN_CYCLES whose modules no longer import each other is to be deleted."""
-    components = [set(c) for c in strongly_connected(with_packages(import_graph()))]
+    components = [set(c) for c in strongly_connected(with_packages(with_dispatch(import_graph())))]
     gone = [sorted(known) for known in KNOWN_CYCLES if not any(known <= c for c in components)]
     assert not gone, f"these cycles are gone: delete them from KNOWN_CYCLES: {gone}"
 
@@ -223,16 +274,32 @@ def test_shared_code_imports_no_paper() -> None:
 
 
 def test_shared_code_imports_nothing_of_papers() -> None:
-    """Nor the papers' other modules (registry, claims, tables, figures, ...): the papers import the engine."""
+    """Nor the papers' other modules (claims, tables, figures, ...): the papers import the engine. The registry is
+    the exception: it is what shared code iterates over, and it imports no paper (its dispatch is `package_part`)."""
     graph = import_graph()
     papers = paper_imports(graph)
+    registry = f"{ROOT}.papers.registry"
+    assert not {t for t in graph[registry] if t.startswith(f"{ROOT}.papers.")}, graph[registry]
     found = {
-        name: sorted(t for t in targets if t.startswith(f"{ROOT}.papers.") and t not in papers.get(name, ()))
+        name: sorted(
+            t for t in targets if t.startswith(f"{ROOT}.papers.") and t not in papers.get(name, ()) and t != registry
+        )
         for name, targets in graph.items()
         if is_shared(name)
     }
     found = {name: targets for name, targets in found.items() if targets}
     assert not found, f"shared modules importing itmbench.papers' modules: {found}"
+
+
+def test_only_the_registry_imports_a_paper_by_name() -> None:
+    found = {
+        name: prefixes
+        for name, path in modules().items()
+        if (prefixes := [p for p in imports_by_name(path) if p.startswith(f"{ROOT}.papers")])
+        and name != f"{ROOT}.papers.registry"
+    }
+    assert not found, f"modules importing a paper by name (use itmbench.papers.registry.package_part): {found}"
+    assert imports_by_name(SRC / ROOT / "papers" / "registry.py") == [f"{ROOT}.papers."]
 
 
 def test_the_checks_can_fail(tmp_path: Path) -> None:
@@ -248,6 +315,9 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
         "papers/bison/__init__.py": "",
         "papers/bison/benchmark.py": "from ...d import *\n",
         "papers/registry.py": "from itmbench.papers.bison.benchmark import x\n",
+        "e.py": "import importlib\n\ndef f(name):\n    package_part(name, 'extra')\n"
+        "    importlib.import_module(f'itmbench.papers.{name}.extra')\n",
+        "papers/bison/extra.py": "from itmbench import e\n",
     }
     for rel, text in files.items():
         (tmp_path / ROOT / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -262,3 +332,7 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     ]
     assert cycles(graph) == [["itmbench.a", "itmbench.b", "itmbench.sub.c", "itmbench.a"]]
     assert paper_imports(graph) == {"itmbench.d": {"itmbench.papers.bison"}}
+    # a call through the registry's dispatch is an edge to that part of every paper package (a cycle here)
+    assert with_dispatch(graph, tmp_path)["itmbench.e"] == {"itmbench.papers.bison.extra"}
+    assert ["itmbench.e", "itmbench.papers.bison.extra", "itmbench.e"] in cycles(with_dispatch(graph, tmp_path))
+    assert imports_by_name(tmp_path / ROOT / "e.py") == ["itmbench.papers."]

@@ -46,6 +46,7 @@ from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import score_retrieval
 from itmbench.sources import coco_benchmarks as coco
+from itmbench.sources import coco_registry
 from itmbench.sources.coco_benchmarks import CocoItems, UnmappedRecordError
 from itmbench.sources.fetch import raw_path
 from itmbench.sources.released import load_registry
@@ -362,7 +363,7 @@ def test_mcic_names_a_file_name_missing_from_the_items(raw_dir, items):
 
 def test_retrieval_is_coco_5k_with_the_original_pairs(raw_dir, items, tmp_path):
     released = coco_retrieval.from_released(raw_dir, items, make_config(coco_retrieval.RetrievalCocoConfig))
-    coco.COCO_BENCHMARKS["retrieval"].write(released.tables, tmp_path / "retrieval")
+    coco_registry.COCO_BENCHMARKS["retrieval"].write(released.tables, tmp_path / "retrieval")
     retrieval_tables = retrieval_canonical.read(tmp_path / "retrieval")
     table, positives = retrieval_tables["items"], retrieval_tables["positives"]
     assert table["kind"].value_counts().to_dict() == {"image": 5_000, "caption": 25_000}
@@ -521,18 +522,18 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
 
 
 def test_registry_configs_and_the_params_section():
-    assert set(coco.COCO_BENCHMARKS) == {"bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval"}
+    assert set(coco_registry.COCO_BENCHMARKS) == {"bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval"}
     with pytest.raises(ValueError, match="unknown coco benchmark 'sugar'"):
-        coco.coco_benchmark("sugar")
+        coco_registry.coco_benchmark("sugar")
     with pytest.raises(ValueError, match=r"coco_benchmarks.mcic: unknown keys \['offset'\]"):
-        coco.coco_benchmark("mcic").config({"offset": 1})
+        coco_registry.coco_benchmark("mcic").config({"offset": 1})
     with pytest.raises(ValueError, match="needs split 'test'"):
-        coco.coco_benchmark("cxc").config({"score_split": "val"})
+        coco_registry.coco_benchmark("cxc").config({"score_split": "val"})
     project = yaml.safe_load((REPO / "workflow" / "schemas" / "params.schema.yaml").read_text())
     schema = project["properties"]["coco_benchmarks"]
     params = yaml.safe_load((REPO / "params.yaml").read_text())["coco_benchmarks"]
     for name, section in params.items():
-        cfg = coco.coco_benchmark(name).config(section)
+        cfg = coco_registry.coco_benchmark(name).config(section)
         defaults = {k: v["default"] for k, v in schema["properties"][name].get("properties", {}).items()}
         assert {k: list(v) if isinstance(v, tuple) else v for k, v in vars(cfg).items()} == defaults
 
@@ -551,8 +552,8 @@ def test_each_build_reads_exactly_its_declared_released_files(raw_dir, items, mo
     monkeypatch.setattr(fetch, "raw_path", recording)  # every build finds its files through it
     for name in ("retrieval", "eccv", "cxc", "mcic"):
         read.clear()
-        entry = coco.coco_benchmark(name)
+        entry = coco_registry.coco_benchmark(name)
         entry.from_released(raw_dir, items, entry.config({}))
         assert set(read) == set(entry.released_keys), name
     declared = set(load_registry())
-    assert all(set(e.released_keys) <= declared for e in coco.COCO_BENCHMARKS.values())
+    assert all(set(e.released_keys) <= declared for e in coco_registry.COCO_BENCHMARKS.values())

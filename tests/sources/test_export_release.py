@@ -33,9 +33,10 @@ from itmbench.papers.registry import BENCHMARKS
 from itmbench.params import make_config
 from itmbench.reading import read_json
 from itmbench.scoring.embed import ItemStore, write_embeddings
-from itmbench.sources import export
-from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
+from itmbench.sources import export, release_format
+from itmbench.sources.coco_registry import COCO_BENCHMARKS
 from itmbench.sources.fetch import raw_path
+from itmbench.sources.loading import loader_of
 from itmbench.sources.released import (
     ChecksumMismatchError,
     count_records,
@@ -203,12 +204,12 @@ def maps(sources) -> Maps:
 def test_the_ids_map_as_documented_and_the_images_are_the_worlds_pixels(sources, maps):
     # every world image comes back (pixel for pixel: PNG in the zips) at its documented COCO id, every caption
     # with its text at its documented annotation id and with its world id as Karpathy sentid
-    assert maps.image == {w: w + export.IMAGE_ID_OFFSET for w in range(len(sources.world.images))}
+    assert maps.image == {w: w + release_format.IMAGE_ID_OFFSET for w in range(len(sources.world.images))}
     world_caps = sources.world.caption_table["caption_id"].astype(int)
-    assert maps.caption == {w: w + export.CAPTION_ID_OFFSET for w in world_caps}
+    assert maps.caption == {w: w + release_format.CAPTION_ID_OFFSET for w in world_caps}
     images = pd.read_parquet(sources.items / "images.parquet")
     splits = sources.world.image_table.set_index("image_id")["split"]
-    assert list(images["split"]) == [splits.loc[i - export.IMAGE_ID_OFFSET] for i in images["image_id"]]
+    assert list(images["split"]) == [splits.loc[i - release_format.IMAGE_ID_OFFSET] for i in images["image_id"]]
     assert set(images.loc[images["split"] == "train", "coco_split"]) == {"train2014"}
     assert set(images.loc[images["split"] != "train", "coco_split"]) == {"val2014"}
     assert all(f"_{i:012d}.jpg" in n for i, n in zip(images["image_id"], images["file_name"]))
@@ -249,11 +250,10 @@ def test_the_release_holds_every_file_the_coco_source_reads_with_its_md5_and_cou
     # the papers' own declarations refuse the world's files: only the overlay declares them
     sts = sources.release / released_file("cxc_sts_val").mirror_path
     with pytest.raises(ChecksumMismatchError, match=released_file("cxc_sts_val").md5):
-        released_file("cxc_sts_val").load_function()(sts, task="sts", split="val")
+        loader_of(released_file("cxc_sts_val"))(sts, task="sts", split="val")
     with registry_overlay(sources.release / export.OVERLAY):
         assert (
-            len(released_file("cxc_sts_val").load_function()(sts, task="sts", split="val"))
-            == overlay["cxc_sts_val"].records
+            len(loader_of(released_file("cxc_sts_val"))(sts, task="sts", split="val")) == overlay["cxc_sts_val"].records
         )
 
 
@@ -584,7 +584,7 @@ def test_every_benchmark_is_compared_and_what_is_not_carried_is_named():
 
 def test_jpeg_images_read_back_close_to_the_worlds_pixels_not_equal(tmp_path):
     world = generate_world(make_config(WorldConfig, {"n_train": 2, "n_val": 1, "n_test": 2}))
-    release = export.Release(export.WorldIds.of(world.image_table), world.images, "jpeg")
+    release = release_format.Release(release_format.WorldIds.of(world.image_table), world.images, "jpeg")
     files = export.coco_files(world.image_table, world.caption_table, release)
     zips = {}
     for key, split in (("coco_train2014_images", "train2014"), ("coco_val2014_images", "val2014")):
@@ -597,7 +597,7 @@ def test_jpeg_images_read_back_close_to_the_worlds_pixels_not_equal(tmp_path):
     write_coco_items(tmp_path / "k.zip", tmp_path / "c.zip", zips, tmp_path / "items")
     ids = pd.read_parquet(tmp_path / "items" / "images.parquet")["image_id"].to_numpy(np.int64)
     got = ItemStore(tmp_path / "items", image_size=world.images.shape[1]).image_batch(ids).astype(np.int16)
-    diff = got - world.images[ids - export.IMAGE_ID_OFFSET].astype(np.int16)
+    diff = got - world.images[ids - release_format.IMAGE_ID_OFFSET].astype(np.int16)
     psnr = 10 * np.log10(255**2 / np.mean(diff.astype(np.float64) ** 2))
     assert np.abs(diff).max() > 0  # lossy: an image model would see other pixels than the world's
     assert 30 < psnr < 45, psnr  # quality 95 with COCO's 4:2:0 chroma: close, never exact
@@ -607,7 +607,7 @@ def test_an_eccv_without_its_cxc_positives_or_a_cxc_with_averaged_pairs_cannot_b
     from itmbench.papers.cxc import export as cxc_export
     from itmbench.papers.eccv import export as eccv_export
 
-    release = export.Release(export.WorldIds.of(sources.world.image_table), sources.world.images)
+    release = release_format.Release(release_format.WorldIds.of(sources.world.image_table), sources.world.images)
     eccv = dict(sources.world_tables["eccv"])
     eccv["positives"] = eccv["positives"][eccv["positives"]["source"] != "cxc"]
     with pytest.raises(ValueError, match="none of source 'cxc'.*build ECCV with its CxC dependency"):

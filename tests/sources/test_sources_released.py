@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from itmbench.sources.loading import loader_of
 from itmbench.sources.released import (
     ChecksumMismatchError,
     RecordCountError,
@@ -77,7 +78,7 @@ def test_every_loader_resolves_and_accepts_its_args() -> None:
         if entry.loader is None:
             assert entry.benchmark == "coco"
             continue
-        function = entry.load_function()
+        function = loader_of(entry)
         inspect.signature(function).bind(Path("x"), **entry.args)
 
 
@@ -154,7 +155,7 @@ def test_corrupt_mirror_copy_is_refused(mirror_dir: Path, tmp_path: Path) -> Non
     copy = resolve("mcic_dev", tmp_path)
     copy.parent.mkdir(parents=True)
     copy.write_bytes(source.read_bytes()[:-10])
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     with pytest.raises(ChecksumMismatchError, match="mc_mscoco_dev.txt: md5 checksum mismatch: expected b572d08"):
         load_released("mcic_dev", tmp_path)

@@ -33,7 +33,7 @@ import yaml
 from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
 
 from itmbench.cli import main
-from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
+from itmbench.sources.coco_registry import COCO_BENCHMARKS
 from itmbench.sources.export import OVERLAY
 from itmbench.sources.released import file_md5, load_registry
 

@@ -7,7 +7,7 @@ import shlex
 from snakemake.utils import validate
 
 from itmbench.models.capabilities import capability
-from itmbench.sources.coco_benchmarks import COCO_BENCHMARKS
+from itmbench.sources.coco_registry import COCO_BENCHMARKS
 from itmbench.papers.registry import BENCHMARKS
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry

@@ -14,10 +14,13 @@ import logging
 from pathlib import Path
 
 from itmbench.cli._args import json_arg, name_value, score_section
+from itmbench.papers.registry import GALLERY_BENCHMARKS as REGISTERED_GALLERIES
+from itmbench.papers.registry import PAPERS
 
 log = logging.getLogger("itmbench")
 
-GALLERY_BENCHMARKS = ("cxc", "eccv")
+# The papers' benchmarks that rank whole galleries (the registry's `ranks_gallery`; retrieval is no paper's own).
+GALLERY_BENCHMARKS = tuple(sorted(set(REGISTERED_GALLERIES) & set(PAPERS)))
 
 
 def _read_scores(scores: dict[str, str]) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 from itmbench.cli._args import add_registry_option, json_arg
 from itmbench.papers.registry import PAPERS
 
-# sources.export.IMAGE_FORMATS (not imported: building the parser imports neither numpy nor pandas)
+# sources.release_format.IMAGE_FORMATS (not imported: building the parser imports neither numpy nor pandas)
 IMAGE_FORMATS = ("png", "jpeg")
 
 log = logging.getLogger("itmbench")
@@ -73,7 +73,7 @@ def cmd_released_paper_tables(args: argparse.Namespace) -> None:
 def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
     """Build one benchmark of the coco source from its released files and the COCO items."""
     from itmbench.io import output_set
-    from itmbench.sources.coco_benchmarks import build_coco_benchmark
+    from itmbench.sources.coco_registry import build_coco_benchmark
 
     with output_set(folders=[args.out]):  # the tables and the added items together or not at all
         released = build_coco_benchmark(args.name, args.raw, args.items, args.config, args.out)
@@ -82,7 +82,8 @@ def cmd_build_coco_benchmark(args: argparse.Namespace) -> None:
 
 def cmd_export_release(args: argparse.Namespace) -> None:
     """The world as a COCO-format release: every released file the coco source reads, with its md5 list and overlay."""
-    from itmbench.sources.export import Release, WorldIds, export_release, read_world_benchmarks
+    from itmbench.sources.export import export_release, read_world_benchmarks
+    from itmbench.sources.release_format import Release, WorldIds
     from itmbench.world.generate import read_world
 
     world = read_world(Path(args.world) / "items")

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, recorded_confidence
+from itmbench.papers.registry import PAPERS
 
 KINDS: tuple[str, ...] = ("contrastive", "chance", "human", "generative", "other")
 
@@ -268,8 +269,10 @@ def entry_evidence(entry: Mapping[str, Any]) -> dict[str, float]:
 
 # --- the claims of every paper (each paper's `claims` module) -----------------------------------------
 
-# The order the claims tables list the papers' claims in (every registered paper with claims).
-CLAIM_ORDER: tuple[str, ...] = ("bivlc", "eccv", "cxc", "mcic", "bison", "sugarcrepe", "aro")
+# The order the claims tables list the papers' claims in: every registered paper with claims, by its `claims_order`.
+CLAIM_ORDER: tuple[str, ...] = tuple(
+    p.name for p in sorted((p for p in PAPERS.values() if p.claims_order), key=lambda p: p.claims_order)
+)
 
 
 @functools.cache
@@ -483,7 +486,7 @@ def released_results(mirror: str | os.PathLike) -> Results:
     from itmbench.papers.bivlc.tables import load_released_metrics, load_released_paired
     from itmbench.papers.paired import paired_table_index
     from itmbench.papers.sugarcrepe.tables import load_released_model_scores, released_metrics, released_paired
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     bivlc = load_released_metrics(mirror)
     sugarcrepe_scores = load_released_model_scores(mirror)  # BiVLC's four models on SugarCrepe, per instance

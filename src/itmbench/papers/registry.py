@@ -40,17 +40,29 @@ def _no_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, 
 
 
 def _eccv_kwargs(world_cfg: WorldConfig, deps: Mapping[str, Tables]) -> dict[str, Any]:
-    from itmbench.papers.cxc import canonical as cxc
-
     kwargs: dict[str, Any] = {"world_cfg": world_cfg}
     if "cxc" in deps:
-        kwargs["cxc_positives"] = cxc.cxc_positives(deps["cxc"], split="test")
+        kwargs["cxc_positives"] = package_part("cxc", "canonical").cxc_positives(deps["cxc"], split="test")
     return kwargs
 
 
 def _truth_settings(section: dict[str, Any], world_cfg: WorldConfig) -> dict[str, Any]:
     """Configs that carry the world's truth settings get them from the world, never twice."""
     return {**section, "relation_margin": world_cfg.relation_margin, "max_objects": world_cfg.max_objects}
+
+
+# Released-file key parts of more than one paper's declarations (SugarCrepe's seven subsets; BiVLC's models).
+SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj")
+BIVLC_MODELS = ("vit_b_32", "clip_coco", "clip_trohn_text", "clip_trohn_img")
+
+
+def package_part(package: str, part: str) -> ModuleType:
+    """A module of a paper's or benchmark's package, ``itmbench.papers.<package>.<part>``, imported on first use:
+    the one place that imports a paper by name (tests/test_import_graph.py refuses any other)."""
+    if package not in PAPERS and package not in BENCHMARKS:
+        known = sorted({*PAPERS, *BENCHMARKS})
+        raise ValueError(f"no paper or benchmark package {package!r}; expected one of {known}")
+    return importlib.import_module(f"itmbench.papers.{package}.{part}")
 
 
 RETRIEVAL_TITLE = "COCO-style retrieval on the world's {split} split: R@K (%) and median rank, {intervals}"
@@ -84,6 +96,10 @@ class BenchmarkEntry:
     # JSON files a rule before the build writes, each passed to its build as a keyword (MCIC's OPTIMIZE-PV
     # choice, `pv_choice`): build-benchmark's --input NAME=JSON
     inputs: tuple[str, ...] = ()
+    # what its tasks compare (a model is planned on it when it scores one of them: itmbench.models.capabilities)
+    modalities: frozenset[str] = frozenset({"image-text"})
+    # it ranks whole galleries (every caption against every image: a cross scorer's cost is the full grid)
+    ranks_gallery: bool = False
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -98,13 +114,13 @@ class BenchmarkEntry:
 
     def part(self, name: str) -> ModuleType:
         """A part of the benchmark's package (``itmbench.papers.<name>.<part>``: build, canonical, audit, score)."""
-        return importlib.import_module(f"itmbench.papers.{self.name}.{name}")
+        return package_part(self.name, name)
 
     def config(self, section: dict[str, Any], world_cfg: WorldConfig) -> Any:
         """The typed config from the params section (unknown keys are named)."""
         from itmbench.params import make_config
 
-        cls = getattr(importlib.import_module(f"itmbench.papers.{self.name}.config"), self.config_class)
+        cls = getattr(self.part("config"), self.config_class)
         return make_config(cls, _truth_settings(section, world_cfg) if self.truth_in_config else section)
 
     def build(
@@ -156,6 +172,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="COCO-style retrieval: i2t and t2i under the original and the complete-truth positives",
         report_notebook="retrieval",
         label="COCO-style retrieval",
+        ranks_gallery=True,
     ),
     "bison": BenchmarkEntry(
         "bison",
@@ -178,6 +195,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         _world_cfg_kwargs,
         heading="Crisscrossed Captions (Parekh et al.): graded intra- and inter-modal similarity",
         column_decimals={"MedR": 0},
+        modalities=frozenset({"image-text", "text-text", "image-image"}),
+        ranks_gallery=True,
     ),
     "eccv": BenchmarkEntry(
         "eccv",
@@ -187,6 +206,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         takes_annotator_embeddings=True,
         heading="ECCV Caption (Chun et al.): retrieval with machine-and-human-verified positives",
         decimals=2,
+        ranks_gallery=True,
     ),
     "bivlc": BenchmarkEntry(
         "bivlc",
@@ -225,20 +245,9 @@ def benchmark(name: str) -> BenchmarkEntry:
     return BENCHMARKS[name]
 
 
-# What each benchmark's tasks compare (a model is planned on a benchmark when it scores one of
-# them: itmbench.models.capabilities), and which benchmarks rank whole galleries (every caption
-# against every image: a cross scorer's cost is the full grid of pairs).
-TASK_MODALITIES: dict[str, frozenset[str]] = {
-    "retrieval": frozenset({"image-text"}),
-    "bison": frozenset({"image-text"}),
-    "mcic": frozenset({"image-text"}),
-    "bivlc": frozenset({"image-text"}),
-    "sugarcrepe": frozenset({"image-text"}),
-    "aro": frozenset({"image-text"}),
-    "eccv": frozenset({"image-text"}),
-    "cxc": frozenset({"image-text", "text-text", "image-image"}),
-}
-GALLERY_BENCHMARKS = frozenset({"retrieval", "eccv", "cxc"})
+# Views of the entries, by benchmark: what its tasks compare, and the benchmarks that rank whole galleries.
+TASK_MODALITIES: dict[str, frozenset[str]] = {name: b.modalities for name, b in BENCHMARKS.items()}
+GALLERY_BENCHMARKS = frozenset(name for name, b in BENCHMARKS.items() if b.ranks_gallery)
 
 
 @dataclass(frozen=True)
@@ -251,7 +260,14 @@ class Paper:
     world_tables: Mapping[str, str] = field(default_factory=dict)  # file stem -> printed table
     world_figures: tuple[str, ...] = ()
     row_headers: Mapping[str, str] = field(default_factory=dict)  # printed table -> row header when not "model"
-    has_statistics: bool = False  # dataset statistics regenerated from its released files (`statistics`)
+    # the released files its dataset statistics are regenerated from (its `statistics`; none: it has none)
+    statistics_keys: tuple[str, ...] = ()
+    # the released files its tables, figures and claims on the released source read
+    table_keys: tuple[str, ...] = ()
+    # its place in the claims tables' order (its `claims`; 0: it states no claims)
+    claims_order: int = 0
+    # the predictions formats its `predictions.score` reads (`itmbench score-predictions KIND`)
+    prediction_formats: tuple[str, ...] = ()
     # Figures drawn from files computed from its rated data and scores, not from metrics (figures/<paper>/<stem>.png
     # of the source, and of results/released where the released files allow), and the tables of that kind its
     # report shows (tables/<paper>/<stem>.md): the workflow lists those a rule of the run writes.
@@ -262,9 +278,14 @@ class Paper:
     # by the paper's world tables
     baselines: tuple[str, ...] = ()
 
+    @property
+    def has_statistics(self) -> bool:
+        """Whether its dataset statistics are regenerated from its released files."""
+        return bool(self.statistics_keys)
+
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
-        return importlib.import_module(f"itmbench.papers.{self.name}.{name}")
+        return package_part(self.name, name)
 
 
 PAPERS: dict[str, Paper] = {
@@ -278,6 +299,8 @@ PAPERS: dict[str, Paper] = {
         baselines=("bison_caption_metrics",),
         data_figures=("figure4", "figure6", "figure8", "figure9", "figure14"),
         data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
+        claims_order=5,
+        prediction_formats=("bison",),
     ),
     "mcic": Paper(
         "mcic",
@@ -285,8 +308,10 @@ PAPERS: dict[str, Paper] = {
         ("mcic",),
         {"table3": "Table 3"},
         ("accuracy",),
-        has_statistics=True,
+        statistics_keys=("mcic_dev", "mcic_test"),
+        table_keys=("mcic_dev", "mcic_test"),
         data_tables=("pv_search", "lambda_search", "table4", "table5", "paired"),
+        claims_order=4,
     ),
     "eccv": Paper(
         "eccv",
@@ -295,9 +320,12 @@ PAPERS: dict[str, Paper] = {
         {"table4": "Table 4", "table5": "Table 5"},
         ("ranking",),
         row_headers={"Table 5": "metric"},
-        has_statistics=True,
+        statistics_keys=tuple(
+            f"eccv_{src}_{d}" for src in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")
+        ),
         data_figures=("figure3", "figure5", "figureE2", "figureE3"),
         data_tables=("figure3", "tableA1", "tableB2", "tableE1", "figureE2", "figureE3", "figure5"),
+        claims_order=2,
     ),
     "bivlc": Paper(
         "bivlc",
@@ -305,9 +333,20 @@ PAPERS: dict[str, Paper] = {
         ("bivlc",),
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"},
         ("scores",),
-        has_statistics=True,
+        statistics_keys=(
+            *(f"sugarcrepe_{s}" for s in SUGARCREPE_SUBSETS),
+            "bivlc_sugarcrepe_test",
+            "bivlc_results_vit_b_32",
+        ),
+        table_keys=(
+            *(f"bivlc_results_{m}" for m in BIVLC_MODELS),
+            *(f"bivlc_sugarcrepe_correct_{m}" for m in BIVLC_MODELS),
+            *(f"bivlc_detector_{bench}_{d}" for bench in ("bivlc", "sugarcrepe") for d in ("baseline", "trohn_img")),
+        ),
         data_figures=("figure4",),  # the positive pair's margins per model (report.bivlc_figure4)
         data_tables=("paired", "figure4"),  # model pairs tested over the same instances (report.bivlc_paired)
+        claims_order=1,
+        prediction_formats=("bivlc",),
     ),
     "cxc": Paper(
         "cxc",
@@ -321,15 +360,35 @@ PAPERS: dict[str, Paper] = {
             "appendix_table3": "Appendix Table 3",
         },
         ("recall",),
-        has_statistics=True,
+        statistics_keys=tuple(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test")),
         data_figures=("figure3", "figure4", "figure5", "appendix_figure2"),
         data_tables=("table1", "figure5"),
+        claims_order=3,
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
     "sugarcrepe": Paper(
-        "sugarcrepe", "SugarCrepe", ("sugarcrepe",), {"table3": "BiVLC Table 3"}, ("subtypes",), data_tables=("paired",)
+        "sugarcrepe",
+        "SugarCrepe",
+        ("sugarcrepe",),
+        {"table3": "BiVLC Table 3"},
+        ("subtypes",),
+        data_tables=("paired",),
+        table_keys=tuple(
+            f"sugarcrepe_gpt4v_{order}_{s}"
+            for order in ("positive_first", "negative_first")
+            for s in SUGARCREPE_SUBSETS
+        ),
+        claims_order=6,
+        prediction_formats=("sugarcrepe_gpt4v",),
     ),
-    "aro": Paper("aro", "ARO", ("aro",), {"results": "Results", "relations": "VG-Relation per relation"}, ("sets",)),
+    "aro": Paper(
+        "aro",
+        "ARO",
+        ("aro",),
+        {"results": "Results", "relations": "VG-Relation per relation"},
+        ("sets",),
+        claims_order=7,
+    ),
 }
 
 
@@ -354,8 +413,9 @@ def paper(name: str) -> Paper:
 
 
 # The predictions formats each paper's package scores (`itmbench score-predictions KIND`: its
-# `predictions.score`); `ranked` (ranked lists against positives) is the shared engine's own.
-PREDICTION_FORMATS: dict[str, str] = {"bison": "bison", "bivlc": "bivlc", "sugarcrepe_gpt4v": "sugarcrepe"}
+# `predictions.score`), a view of the papers' `prediction_formats`; `ranked` (ranked lists against positives)
+# is the shared engine's own.
+PREDICTION_FORMATS: dict[str, str] = {f: name for name, p in PAPERS.items() for f in p.prediction_formats}
 
 
 def prediction_paper(kind: str) -> str:

@@ -2,8 +2,8 @@
 
 The `coco` source builds no benchmark by its paper's procedure: the papers released the result of
 theirs. Each paper's `itmbench.papers.<paper>.coco.from_released(raw_dir, items, cfg)`
-(`COCO_BENCHMARKS` names the paper; this module holds what the builds share: the COCO items, added
-items, the id checks) reads a benchmark's released files (under `data/raw`, at
+(`itmbench.sources.coco_registry.COCO_BENCHMARKS` names the paper; this module holds what the builds
+share: the COCO items, added items, the id checks) reads a benchmark's released files (under `data/raw`, at
 `itmbench.sources.fetch.raw_path(key)`), maps every released id onto the COCO items
 (`itmbench coco-items`: images.parquet and captions.parquet) and returns the tables that the
 benchmark's `score_dual` and `summarize` need, with the columns and dtypes of the world's build, so
@@ -63,8 +63,7 @@ COCO id (caption ids reach about 830k, image ids about 581k).
 from __future__ import annotations
 
 import hashlib
-import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,8 +72,6 @@ import numpy as np
 import pandas as pd
 
 from itmbench.io import write_bytes, write_parquet
-from itmbench.negatives.captions import SUBSETS
-from itmbench.params import config_from_section
 from itmbench.reading import read_parquet_file
 
 EXTRA_DIR = "extra_items"
@@ -308,87 +305,3 @@ def require_in(ids: np.ndarray, allowed: np.ndarray, file: Any, record: Record, 
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         raise UnmappedRecordError(f"{file}: {record(i)}: {what} {int(ids[i])} is not {expected}")
-
-
-# ----------------------------------------------------------------------------------------------
-# Registry
-
-
-def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
-    def write(tables: Tables, out_dir: str | Path) -> None:
-        importlib.import_module(f"itmbench.papers.{name}.canonical").write(tables, out_dir)
-
-    return write
-
-
-@dataclass(frozen=True)
-class CocoBenchmark:
-    """One benchmark of the coco source: its paper's `coco` module (config, builder), its writer, its files.
-
-    The builder and the config class live in the paper's package (``itmbench.papers.<name>.coco``:
-    `from_released` and `config`, a class name, or none for `NoConfig`) and are imported on first use.
-    """
-
-    name: str  # also the paper package whose `coco` module builds it
-    config_name: str | None
-    write: Callable[[Tables, str | Path], None]
-    released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build)
-
-    def _coco(self) -> Any:
-        return importlib.import_module(f"itmbench.papers.{self.name}.coco")
-
-    @property
-    def config_class(self) -> type:
-        """The config dataclass of its params section."""
-        return NoConfig if self.config_name is None else getattr(self._coco(), self.config_name)
-
-    def from_released(self, raw_dir: str | Path, items: CocoItems, cfg: Any) -> Released:
-        """Its canonical tables (and added items) from the released files and the COCO items."""
-        return self._coco().from_released(raw_dir, items, cfg)
-
-    def config(self, section: Mapping[str, Any]) -> Any:
-        """The typed config of a params section (unknown keys named)."""
-        return config_from_section(self.config_class, f"coco_benchmarks.{self.name}", section)
-
-
-COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
-    "bison": CocoBenchmark("bison", None, _write_module("bison"), ("bison_annotations",)),
-    "mcic": CocoBenchmark("mcic", "McicCocoConfig", _write_module("mcic"), ("mcic_dev", "mcic_test")),
-    "eccv": CocoBenchmark("eccv", None, _write_module("eccv"), ECCV_KEYS),
-    "cxc": CocoBenchmark(
-        "cxc",
-        "CxcCocoConfig",
-        _write_module("cxc"),
-        ("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
-    ),
-    "bivlc": CocoBenchmark(
-        "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
-    ),
-    "retrieval": CocoBenchmark("retrieval", "RetrievalCocoConfig", _write_module("retrieval"), ("eccv_coco_test_ids",)),
-    "sugarcrepe": CocoBenchmark(
-        "sugarcrepe",
-        "SugarCrepeCocoConfig",
-        _write_module("sugarcrepe"),
-        tuple(f"sugarcrepe_{subset}" for subset in SUBSETS),
-    ),
-}
-
-
-def coco_benchmark(name: str) -> CocoBenchmark:
-    """The coco-source entry of a benchmark, naming the known ones when it is unknown."""
-    if name not in COCO_BENCHMARKS:
-        raise ValueError(f"unknown coco benchmark {name!r}; expected one of {sorted(COCO_BENCHMARKS)}")
-    return COCO_BENCHMARKS[name]
-
-
-def build_coco_benchmark(
-    name: str, raw_dir: str | Path, items_dir: str | Path, section: Mapping[str, Any], out_dir: str | Path
-) -> Released:
-    """Build one benchmark from its released files and write it: added items first, items.parquet last."""
-    entry = coco_benchmark(name)
-    cfg = entry.config(section)
-    released = entry.from_released(raw_dir, CocoItems.read(items_dir), cfg)
-    if released.added is not None:
-        write_extra_items(released.added, out_dir)
-    entry.write(released.tables, out_dir)
-    return released

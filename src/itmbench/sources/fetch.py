@@ -14,39 +14,15 @@ import re
 from pathlib import Path
 
 from itmbench.io import temp_dir_beside
+from itmbench.papers.registry import PAPERS
 from itmbench.sources.released import ChecksumMismatchError, ReleasedFile, file_md5, load_registry, released_file
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
-# The released files each paper's dataset statistics are regenerated from.
-STATISTICS_KEYS: dict[str, tuple[str, ...]] = {
-    "cxc": tuple(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test")),
-    "mcic": ("mcic_dev", "mcic_test"),
-    "eccv": tuple(
-        f"eccv_{src}_{d}" for src in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")
-    ),
-    "bivlc": (
-        *(
-            f"sugarcrepe_{s}"
-            for s in ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj")
-        ),
-        "bivlc_sugarcrepe_test",
-        "bivlc_results_vit_b_32",
-    ),
-}
-
-
-# The released files the paper tables, figures and claims on the released source read.
-_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj")
-_BIVLC_MODELS = ("vit_b_32", "clip_coco", "clip_trohn_text", "clip_trohn_img")
-PAPER_TABLE_KEYS: tuple[str, ...] = (
-    *(f"bivlc_results_{m}" for m in _BIVLC_MODELS),
-    *(f"bivlc_sugarcrepe_correct_{m}" for m in _BIVLC_MODELS),
-    *(f"sugarcrepe_gpt4v_{order}_{s}" for order in ("positive_first", "negative_first") for s in _SUBSETS),
-    *(f"bivlc_detector_{bench}_{d}" for bench in ("bivlc", "sugarcrepe") for d in ("baseline", "trohn_img")),
-    "mcic_dev",
-    "mcic_test",
-)
+# Views of the registry: the released files each paper's dataset statistics are regenerated from, and those
+# the paper tables, figures and claims on the released source read (each key once).
+STATISTICS_KEYS: dict[str, tuple[str, ...]] = {n: p.statistics_keys for n, p in PAPERS.items() if p.statistics_keys}
+PAPER_TABLE_KEYS: tuple[str, ...] = tuple(dict.fromkeys(k for p in PAPERS.values() for k in p.table_keys))
 
 
 def source_url(rf: ReleasedFile, mirror: str | os.PathLike | None) -> str:

@@ -19,10 +19,9 @@ read the overlay's declarations for its keys and the packaged ones for the other
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -107,17 +106,6 @@ class ReleasedFile:
     def filename(self) -> str:
         """The last component of the URL path."""
         return self.mirror_path.name
-
-    def load_function(self) -> Callable[..., Any]:
-        """The loader function named by `loader` ('module:function' inside itmbench.papers.<paper>.released)."""
-        if self.loader is None:
-            raise ValueError(f"released file {self.key!r} has no loader (it is not read as a table)")
-        module_name, _, function_name = self.loader.partition(":")
-        module = importlib.import_module(f"itmbench.papers.{module_name}.released")
-        function = getattr(module, function_name, None)
-        if not callable(function):
-            raise ValueError(f"released file {self.key!r}: loader {self.loader!r} is not a function")
-        return function
 
 
 def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
@@ -445,11 +433,3 @@ def check_released_files(keys: Iterable[str], folder: str | os.PathLike) -> list
     for key, path in zip(keys, paths, strict=True):
         check_released(path, key)
     return paths
-
-
-def load_released(key: str, mirror: str | os.PathLike, **overrides: Any) -> Any:
-    """Resolve a released file in a mirror and read it with its declared loader (which checks md5 and count)."""
-    released = released_file(key)
-    path = resolve(released, mirror, must_exist=True)
-    check_released(path, key)
-    return released.load_function()(path, **{**released.args, **overrides})

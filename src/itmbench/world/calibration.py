@@ -221,7 +221,8 @@ class Coco:
 
 def _load(key: str, raw: Path | None) -> pd.DataFrame | None:
     """A released file read by its declared loader, or None when there is no such file under `raw`."""
-    from itmbench.sources.released import load_released, resolve
+    from itmbench.sources.loading import load_released
+    from itmbench.sources.released import resolve
 
     if raw is None or not resolve(key, raw).is_file():
         return None

@@ -6,7 +6,7 @@ def raw_file(key):
 
 
 def get_coco_bench_files(wildcards):
-    """The released files a COCO benchmark's build reads (declared by its entry in sources/coco_benchmarks.py)."""
+    """The released files a COCO benchmark's build reads (declared by its entry in sources/coco_registry.py)."""
     name = wildcards.bench
     return [raw_file(key) for key in COCO_BENCHMARKS[name].released_keys]
 

@@ -2,7 +2,7 @@
 
 `bison_annotations.cocoval2014.json` is `{"info": {...}, "data": [{"bison_id", "caption_id",
 "image_candidates": [{"image_id", "image_filename"}, {...}], "true_image_id"}, ...]}`, one record per
-annotated triple in the table's order, with COCO ids and file names (`sources.export.WorldIds`).
+annotated triple in the table's order, with COCO ids and file names (`sources.release_format.WorldIds`).
 Filled: `info` (a description of the export; the loader keeps it aside). Not carried: the world-only
 column caption_fits_false and the construction tables (pairs, stages).
 """
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from itmbench.sources.export import Release, json_bytes
+from itmbench.sources.release_format import Release, json_bytes
 
 INFO = {"description": "BISON annotations of the itmbench world (itmbench export-release)", "version": "1.0"}
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from itmbench.sources.export import Release
+from itmbench.sources.release_format import Release
 
 SHARDS = ("bivlc_hf_test_0", "bivlc_hf_test_1")
 CSV_COLUMNS = ("filename", "caption", "negative_caption", "type", "subtype")

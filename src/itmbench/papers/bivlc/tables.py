@@ -147,7 +147,7 @@ def load_released_metrics(
     mirror: str | os.PathLike, confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[str, dict[str, Any]]:
     """{paper row name: metrics JSON} of the four released models, read (md5-checked) from a mirror."""
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     out: dict[str, dict[str, Any]] = {}
     for suffix, (file_model, row) in RELEASED_MODELS.items():
@@ -167,7 +167,7 @@ def load_released_paired(
     """Paired tests (`itmbench.papers.paired`) of released models over the same instances (their released
     per-instance results, matched by id): pairs of `RELEASED_MODELS` keys, records named by the printed rows."""
     from itmbench.papers.paired import paired_records
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     outcomes: dict[str, pd.DataFrame] = {}
     pairs = [tuple(p) for p in pairs]
@@ -305,7 +305,7 @@ def gpt4v_long(gpt4v: pd.DataFrame) -> pd.DataFrame:
 
 def load_detector_results(mirror: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
     """({row: BiVLC detector outputs}, {row: SugarCrepe detector outputs}) of the two released detectors."""
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     bivlc = {row: load_released(f"bivlc_detector_bivlc_{key}", mirror) for key, row in DETECTOR_ROWS.items()}
     sugarcrepe = {row: load_released(f"bivlc_detector_sugarcrepe_{key}", mirror) for key, row in DETECTOR_ROWS.items()}

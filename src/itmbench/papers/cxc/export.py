@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.papers.cxc.released import ITEM_COLUMNS, SPLITS, TASKS
-from itmbench.sources.export import Release
+from itmbench.sources.release_format import Release
 
 
 def _item(column: str, world_id: int, release: Release) -> str:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from itmbench.papers.eccv.canonical import I2T
 from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
-from itmbench.sources.export import Release, json_bytes
+from itmbench.sources.release_format import Release, json_bytes
 
 
 def export(tables: Mapping[str, pd.DataFrame], release: Release) -> dict[str, bytes]:

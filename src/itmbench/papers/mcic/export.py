@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from itmbench.papers.mcic.config import N_OPTIONS
-from itmbench.sources.export import Release
+from itmbench.sources.release_format import Release
 
 SPLITS = ("dev", "test", "train")
 

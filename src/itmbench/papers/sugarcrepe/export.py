@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.negatives.captions import SUBSETS
-from itmbench.sources.export import Release, json_bytes
+from itmbench.sources.release_format import Release, json_bytes
 
 
 def export(tables: Mapping[str, pd.DataFrame], release: Release) -> dict[str, bytes]:

@@ -88,7 +88,7 @@ def load_released_model_scores(mirror: Any) -> dict[str, pd.DataFrame]:
     instances in the same order (an InputError names the first model and row that differ)."""
     from itmbench.errors import InputError
     from itmbench.papers.bivlc.tables import RELEASED_MODELS
-    from itmbench.sources.released import load_released
+    from itmbench.sources.loading import load_released
 
     out: dict[str, pd.DataFrame] = {}
     first: tuple[str, pd.DataFrame] | None = None
