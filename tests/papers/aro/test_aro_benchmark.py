@@ -94,7 +94,7 @@ def test_vg_negatives_are_the_swaps(tables):
             if dataset == "vg_relation":  # the two objects swapped, the relation kept
                 assert (b[0], b[1]) == (a[1], a[0]) and parse_caption(f).structure.relation == label
             else:  # the two colours swapped, the shapes kept; the label is A1_A2 as the caption names them
-                assert [m.shape for m in b] == [m.shape for m in a]
+                assert [(m.shape, m.size) for m in b] == [(m.shape, m.size) for m in a]
                 assert [m.colour for m in b] == [a[1].colour, a[0].colour]
                 assert label == f"{a[0].colour}_{a[1].colour}"
 
@@ -272,3 +272,22 @@ def test_a_cross_scorers_pair_scores_give_the_dual_encoders_table(tmp_path, tabl
     write_pair_scores(tmp_path / "p.parquet", pairs, scores)
     pd.testing.assert_frame_equal(aro_score.score_pairs(tables, PairScores([tmp_path / "p.parquet"])), dual)
     assert 0 < dual["correct"].mean() < 1
+
+
+def test_vg_objects_are_named_with_their_sizes_unless_vg_sizes_is_false(world, tables):
+    """As the world's grammar names every object (p_size 1): each mention carries the size of an object of the
+    image with its shape and colour; with vg_sizes false, no mention carries a size."""
+    scenes = _scenes(world)
+    plain = benchmark("aro").build(world, {"vg_sizes": False}, SMALL, {})
+    for built, sizes in ((tables, True), (plain, False)):
+        opts = built["options"].merge(built["instances"][["id", "dataset", "image_id"]], on="id")
+        vg = opts[opts["dataset"].isin(["vg_relation", "vg_attribution"]) & (opts["kind"] == "true")]
+        assert len(vg) > 20
+        for text, image_id in zip(vg["text"], vg["image_id"]):
+            objects = {(o.shape, o.colour, o.size) for o in scenes[int(image_id)].objects}
+            for m in parse_caption(text).structure.mentions:
+                if sizes:
+                    assert (m.shape, m.colour, m.size) in objects, text
+                else:
+                    assert m.size is None and any((m.shape, m.colour) == o[:2] for o in objects), text
+    assert set(plain["instances"]["dataset"]) == set(tables["instances"]["dataset"])

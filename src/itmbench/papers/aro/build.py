@@ -9,15 +9,19 @@ right; `score.correct_of` keeps both rules).
 - VG-Relation (`vg_relation`): the paper's "the X is R the Y" against "the Y is R the X", the two objects
   swapped. In the world: for each image of `vg_split`, every ordered pair of objects (a, b) and relation R
   of the world's four (left of, right of, above, below) with `a R b` holding at the world's margin is a
-  candidate; the objects are named by colour and shape ("a red circle is above a blue square", the world
-  grammar's own template and first phrase of R); a candidate whose swapped caption is still true of the
+  candidate; the objects are named as the world grammar names them, by size, colour and shape ("a large red
+  circle is above a small blue square", the grammar's own template and first phrase of R; by colour and shape
+  alone with `vg_sizes` false: the world's captions always name the size, and its models bind a colour to its
+  object on captions without one at about chance, so such a set tests the phrasing, not the binding:
+  docs/aro.md); a candidate whose swapped caption is still true of the
   image by the world's truth function is dropped (the authors drop relations that can be symmetric, a list
   in their notebook; the world's truth checks each caption instead); `relations_per_image` are kept per
   image in a seeded random order. Label: the relation.
 - VG-Attribution (`vg_attribution`): "the A1 X and the A2 Y" against the two attributes swapped. In the
   world the attribute is the colour: each unordered pair of objects of different shapes and colours is a
-  candidate, named in a seeded random order ("a red circle and a blue square" against "a blue circle and a
-  red square"); a candidate whose swapped caption is true of the image is dropped; `attributions_per_image`
+  candidate, named in a seeded random order and as for VG-Relation ("a large red circle and a small blue
+  square" against "a large blue circle and a small red square": the colours swapped, the sizes kept); a
+  candidate whose swapped caption is true of the image is dropped; `attributions_per_image`
   are kept per image. Label: 'A1_A2' (the authors' `f"{attributes[0]}_{attributes[1]}"`).
 - COCO-Order and Flickr30k-Order (`coco_order`, `flickr30k_order`): every caption of the split's images
   (`coco_order_split`, `flickr30k_order_split`) against its four perturbations (`perturb.PERTURBATIONS`, the
@@ -52,8 +56,8 @@ def _rng(seed: int, stream: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, stream, *[int(k) for k in keys]]))
 
 
-def _mention(obj: WorldObject, colour: str | None = None) -> Mention:
-    return Mention(shape=obj.shape, colour=obj.colour if colour is None else colour)
+def _mention(obj: WorldObject, sizes: bool, colour: str | None = None) -> Mention:
+    return Mention(shape=obj.shape, colour=obj.colour if colour is None else colour, size=obj.size if sizes else None)
 
 
 def _np(m: Mention) -> str:
@@ -71,7 +75,7 @@ def attribution_caption(m0: Mention, m1: Mention) -> tuple[str, CaptionStructure
     return f"{_np(m0)} and {_np(m1)}", CaptionStructure((m0, m1), kind="pair")
 
 
-def relation_candidates(scene: Scene, margin: float) -> list[dict[str, Any]]:
+def relation_candidates(scene: Scene, margin: float, sizes: bool) -> list[dict[str, Any]]:
     """Every (a, R, b) of the scene with a R b holding, its caption and its swapped caption, and whether the
     swapped caption is true of the scene."""
     out = []
@@ -81,8 +85,8 @@ def relation_candidates(scene: Scene, margin: float) -> list[dict[str, Any]]:
             for r in RELATIONS:
                 if i == j or not relation_holds(a, b, r, margin):
                     continue
-                true_text, true_s = relation_caption(_mention(a), _mention(b), r)
-                false_text, false_s = relation_caption(_mention(b), _mention(a), r)
+                true_text, true_s = relation_caption(_mention(a, sizes), _mention(b, sizes), r)
+                false_text, false_s = relation_caption(_mention(b, sizes), _mention(a, sizes), r)
                 out.append(
                     {
                         "label": r,
@@ -95,7 +99,7 @@ def relation_candidates(scene: Scene, margin: float) -> list[dict[str, Any]]:
     return out
 
 
-def attribution_candidates(scene: Scene, margin: float, rng: np.random.Generator) -> list[dict[str, Any]]:
+def attribution_candidates(scene: Scene, margin: float, rng: np.random.Generator, sizes: bool) -> list[dict[str, Any]]:
     """Every pair of objects of different shapes and colours (named in a random order), its caption, the caption
     with the two colours swapped, and whether the swapped caption is true of the scene."""
     out = []
@@ -105,8 +109,8 @@ def attribution_candidates(scene: Scene, margin: float, rng: np.random.Generator
             a, b = (objs[i], objs[j]) if rng.random() < 0.5 else (objs[j], objs[i])
             if a.shape == b.shape or a.colour == b.colour:
                 continue
-            true_text, true_s = attribution_caption(_mention(a), _mention(b))
-            false_text, false_s = attribution_caption(_mention(a, b.colour), _mention(b, a.colour))
+            true_text, true_s = attribution_caption(_mention(a, sizes), _mention(b, sizes))
+            false_text, false_s = attribution_caption(_mention(a, sizes, b.colour), _mention(b, sizes, a.colour))
             out.append(
                 {
                     "label": f"{a.colour}_{b.colour}",
@@ -152,9 +156,9 @@ def _vg(tables: _Tables, world: World, dataset: str) -> None:
         scene = Scene.from_json(scene_json[image_id])
         rng = _rng(cfg.seed, stream, image_id)
         if dataset == "vg_relation":
-            cands = relation_candidates(scene, cfg.relation_margin)
+            cands = relation_candidates(scene, cfg.relation_margin, cfg.vg_sizes)
         else:
-            cands = attribution_candidates(scene, cfg.relation_margin, rng)
+            cands = attribution_candidates(scene, cfg.relation_margin, rng, cfg.vg_sizes)
         kept = 0
         for k in rng.permutation(len(cands)).tolist():
             c = cands[k]

@@ -26,6 +26,7 @@ class AroConfig:
     flickr30k_order_split: str
     relations_per_image: int
     attributions_per_image: int
+    vg_sizes: bool
     max_images: int
     max_words: int
     relation_margin: float
