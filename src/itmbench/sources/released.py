@@ -30,7 +30,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
-BENCHMARKS = ("bison", "mcic", "eccv", "bivlc", "cxc", "coco")
+from itmbench.papers.registry import PAPERS
+
+# What a declaration's `benchmark` may name: a registered paper, or coco for COCO's own files (a view of the registry).
+BENCHMARKS = (*PAPERS, "coco")
 _MD5 = re.compile(r"^[0-9a-f]{32}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9_]*$")
