@@ -25,7 +25,7 @@ What JSON Schema cannot state is checked here too, by `check_section` (every `co
 `validate`):
 
 - no NaN or infinity anywhere (`check_finite`, naming the dotted key);
-- the cross-field constraints of `CONSTRAINTS`, stated as data per section beside the schema: a lower
+- the cross-field constraints of `constraints()`, each section's `x-constraints` in the schema: a lower
   bound at most its upper bound, weights not all zero, probabilities summing to 1, a count at most the
   length of a list;
 - YAML with a key repeated in one mapping is refused (`load_yaml`: the file, the key and both lines),
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -225,37 +226,15 @@ class Constraint(NamedTuple):
     why: str
 
 
-# Per schema section: what must hold between its keys (checked after the schema and the class's checks).
-CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
-    "world": (
-        Constraint("at_most", ("min_objects", "max_objects"), "a scene's fewest objects at most its most"),
-        Constraint("not_all_zero", ("caption_kinds",), "some caption kind must be drawn"),
-    ),
-    "bison": (Constraint("at_most", ("fasttext_min_n", "fasttext_max_n"), "FastText's n-gram range"),),
-    "mcic": (
-        Constraint("at_most", ("n_decoys", "neighbourhood"), "the decoys come from the neighbourhood"),
-        Constraint("distinct_values", ("splits",), "each benchmark split is built from its own world split"),
-    ),
-    "cxc": (
-        Constraint("member_of", ("score_split", "splits"), "only the splits that get ratings can be scored"),
-        Constraint(
-            "at_most",
-            ("sits_partial_max", "sits_fit_base"),
-            "a caption that does not fit never rates above one that does",
-        ),
-    ),
-    "eccv": tuple(
-        Constraint("sums_to_one", (name,), "the probabilities of the four answers")
-        for name in ("answer_probs_fit", "answer_probs_one_off", "answer_probs_worse")
-    ),
-    "train": (
-        Constraint(
-            "at_most_count",
-            ("hard_negatives_per_sample", "negative_subsets"),
-            "at most one hard negative per subset",
-        ),
-    ),
-}
+@functools.cache
+def constraints() -> dict[str, tuple[Constraint, ...]]:
+    """Per schema section, what must hold between its keys (checked after the schema and the class's checks):
+    each section's `x-constraints` in the schema, the one statement of them."""
+    return {
+        section: tuple(Constraint(c["kind"], tuple(c["keys"]), c["why"]) for c in node["x-constraints"])
+        for section, node in _schema()["properties"].items()
+        if "x-constraints" in node
+    }
 
 
 def _is_number(value: Any) -> bool:
@@ -302,15 +281,15 @@ def _violation(rule: Constraint, values: Mapping[str, Any], label: str) -> str |
                     f"expected a different value for each ({rule.why})"
                 )
     else:
-        raise ValueError(f"params.CONSTRAINTS: unknown kind {rule.kind!r}")
+        raise ValueError(f"params x-constraints: unknown kind {rule.kind!r}")
     return None
 
 
 def check_section(path: str, values: Mapping[str, Any], label: str | None = None) -> None:
-    """Refuse a section's non-finite numbers and the violations of its `CONSTRAINTS`, naming the keys."""
+    """Refuse a section's non-finite numbers and the violations of its `constraints()`, naming the keys."""
     label = label or _label(path)
     check_finite(values, label)
-    problems = [m for rule in CONSTRAINTS.get(path, ()) if (m := _violation(rule, values, label))]
+    problems = [m for rule in constraints().get(path, ()) if (m := _violation(rule, values, label))]
     if problems:
         raise InputError("; ".join(problems))
 
@@ -361,7 +340,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     section's constraints; the sections nested in others (`NESTED`, a model's `train` overrides over the
     `train` section) against their schema."""
     check_finite(config, "params")
-    for path in CONSTRAINTS:
+    for path in constraints():
         for where, values in _entries(config, path):
             if isinstance(values, Mapping):
                 check_section(path, values, f"params {where}")

@@ -1,6 +1,6 @@
 """The params schema is the contract (issue 18): what JSON Schema cannot state is checked too. NaN and
-infinity at any depth, the cross-field `CONSTRAINTS`, a key repeated in a YAML file, and the shipped YAML
-files still pass; `snakemake -n` refuses a bad params file before planning."""
+infinity at any depth, the cross-field constraints (the schema's `x-constraints`), a key repeated in a YAML
+file, and the shipped YAML files still pass; `snakemake -n` refuses a bad params file before planning."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from itmbench.papers.cxc.coco import CxcCocoConfig
 from itmbench.papers.cxc.config import CxcConfig
 from itmbench.papers.eccv.config import EccvConfig
 from itmbench.params import (
-    CONSTRAINTS,
     check_config,
     check_section,
+    constraints,
     load_yaml,
     make_config,
     section_defaults,
@@ -89,7 +89,7 @@ VIOLATIONS = {
     ("eccv", "answer_probs_worse"): {"answer_probs_worse": [0.0, 0.0, 0.0, 0.0]},
     ("train", "hard_negatives_per_sample"): {"hard_negatives_per_sample": 3, "negative_subsets": ["swap_obj"]},
 }
-RULES = [(section, rule) for section, rules in CONSTRAINTS.items() for rule in rules]
+RULES = [(section, rule) for section, rules in constraints().items() for rule in rules]
 
 
 @pytest.mark.parametrize("section,rule", RULES, ids=[f"{s}:{r.keys[0]}" for s, r in RULES])
@@ -236,7 +236,7 @@ def test_the_shipped_params_validate_with_and_without_defaults():
     filled = copy.deepcopy(raw)
     validate(filled, schema=str(REPO / "workflow/schemas/params.schema.yaml"), set_default=True)
     check_config(filled)
-    for section in CONSTRAINTS:
+    for section in constraints():
         check_section(section, section_defaults(section))
 
 
