@@ -100,6 +100,8 @@ class BenchmarkEntry:
     modalities: frozenset[str] = frozenset({"image-text"})
     # it ranks whole galleries (every caption against every image: a cross scorer's cost is the full grid)
     ranks_gallery: bool = False
+    # its place in the world's release (its package's `export`, `itmbench export-release`; 0: it has none)
+    export_order: int = 0
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -180,6 +182,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         _world_cfg_kwargs,
         heading="BISON (Hu, Misra, van der Maaten): pick which of two similar images a caption describes",
         decimals=2,
+        export_order=1,
     ),
     "mcic": BenchmarkEntry(
         "mcic",
@@ -188,6 +191,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         truth_in_config=True,
         heading="MCIC-COCO (Ding et al.): pick the true caption of an image among 5",
         inputs=("pv_choice",),
+        export_order=2,
     ),
     "cxc": BenchmarkEntry(
         "cxc",
@@ -197,6 +201,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         column_decimals={"MedR": 0},
         modalities=frozenset({"image-text", "text-text", "image-image"}),
         ranks_gallery=True,
+        export_order=4,
     ),
     "eccv": BenchmarkEntry(
         "eccv",
@@ -207,6 +212,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="ECCV Caption (Chun et al.): retrieval with machine-and-human-verified positives",
         decimals=2,
         ranks_gallery=True,
+        export_order=3,
     ),
     "bivlc": BenchmarkEntry(
         "bivlc",
@@ -216,6 +222,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         truth_in_config=True,
         heading="BiVLC (Miranda et al.): SugarCrepe plus generated hard-negative images",
         decimals=2,
+        export_order=5,
     ),
     "sugarcrepe": BenchmarkEntry(
         "sugarcrepe",
@@ -225,6 +232,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         truth_in_config=True,
         heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
         decimals=2,
+        export_order=6,
     ),
     "aro": BenchmarkEntry(
         "aro",

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from itmbench.papers.registry import package_part
+from itmbench.papers.registry import BENCHMARKS, package_part
 from itmbench.sources.loading import loader_of
 from itmbench.sources.release_format import Release, json_bytes, zip_bytes
 from itmbench.sources.released import (
@@ -54,9 +54,12 @@ from itmbench.sources.released import (
     released_file,
 )
 
-# The papers whose package has an exporter (`itmbench.papers.<name>.export`); retrieval releases no
-# file of its own (COCO 5k is the Karpathy test split and ECCV's coco_test_ids.npy).
-EXPORTERS = ("bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe")
+# The benchmarks whose package has an exporter (`itmbench.papers.<name>.export`), in the order the release
+# writes them (each registry entry's `export_order`); retrieval releases no file of its own (COCO 5k is the
+# Karpathy test split and ECCV's coco_test_ids.npy).
+EXPORTERS = tuple(
+    b.name for b in sorted((b for b in BENCHMARKS.values() if b.export_order), key=lambda b: b.export_order)
+)
 COCO_KEYS = ("karpathy_splits", "coco_captions_trainval2014", "coco_train2014_images", "coco_val2014_images")
 KARPATHY_SPLIT = {"train": "train", "val": "val", "test": "test"}
 MD5_LIST = "mirror.md5"
