@@ -75,20 +75,31 @@ def mention_swap(text: str) -> str | None:
     return " ".join([*words[:a0], *words[b0:b1], *words[a1:b0], *words[a0:a1], *words[b1:]])
 
 
-def swap_edit(text: str, swapped: str) -> str:
+def swap_edit(text: str, swapped: str) -> tuple[str, CaptionStructure | None]:
     """What a swap of `text` edits (one of `EDITS`): the mentions, the two mentions' colours, other words across
-    the mentions in a caption the world's parser reads, or grammar (the parser does not read it)."""
+    the mentions in a caption the world's parser reads, or grammar (the parser does not read it); and the structure
+    the parser reads in the swap (None for grammar), what the swap claims of the image."""
+    claimed = parse_caption(swapped).structure
     if swapped == mention_swap(text):
-        return MENTIONS
-    if parse_caption(swapped).structure is None:
-        return GRAMMAR
+        return MENTIONS, claimed
+    if claimed is None:
+        return GRAMMAR, None
     words, other = text.split(), swapped.split()
     differ = [k for k, (a, b) in enumerate(zip(words, other)) if a != b] if len(words) == len(other) else []
     spans = mention_spans(words)
     inside = [next((m for m, (a, b) in enumerate(spans) if a <= k < b), None) for k in differ]
     if len(spans) == 2 and inside == [0, 1] and all(words[k] in COLOURS for k in differ):
-        return COLOURS_ACROSS
-    return OTHER_ACROSS
+        return COLOURS_ACROSS, claimed
+    return OTHER_ACROSS, claimed
+
+
+def embedded(encoder, images: np.ndarray, rows: list[int], texts: list[str]) -> tuple[dict, dict]:
+    """The encoder's unit-norm embeddings of the image rows and of the texts, each by its row or text."""
+    img = dict(zip(rows, encoder.encode_images(images[rows]).numpy()))
+    emb = {}
+    for s in range(0, len(texts), 512):
+        emb.update(zip(texts[s : s + 512], encoder.encode_texts(texts[s : s + 512]).numpy()))
+    return img, emb
 
 
 def without_sizes(text: str, structure: str) -> tuple[str, str]:
@@ -134,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         s = CaptionStructure.from_json(structure)
         for swapped in swap_kinds(text):
             made += 1
-            edit = swap_edit(text, swapped)
-            claimed = parse_caption(swapped).structure  # what the swap claims, by the world's own parser
+            edit, claimed = swap_edit(text, swapped)  # what the swap edits and claims, by the world's parser
             if claimed is not None and caption_fits(claimed, scenes[int(image_id)], margin):
                 continue  # the swap is still true of the image
             kept.append((row_of[int(image_id)], text, swapped, s.kind, edit))
@@ -150,12 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         encoder = build_encoder(
             model_spec(name, {"family": "open_clip", "arch": "itm-clip-tiny"}), torch.device("cpu"), checkpoint
         )
-        img = dict(zip(rows, encoder.encode_images(images[rows]).numpy()))
+        img, emb = embedded(encoder, images, rows, texts)
         if args.shuffled_images:  # every row's image replaced by another row's
             img = dict(zip(rows, [img[r] for r in np.random.default_rng(0).permutation(rows).tolist()]))
-        emb = {}
-        for s in range(0, len(texts), 512):
-            emb.update(zip(texts[s : s + 512], encoder.encode_texts(texts[s : s + 512]).numpy()))
         groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
         for row, text, swapped, kind, edit in kept:
             right = float(img[row] @ emb[text]) > float(img[row] @ emb[swapped])

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from negclip_swaps import mention_swap
+from negclip_swaps import embedded, mention_swap
 
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE, wilson_interval
 from itmbench.models.registry import build_encoder
@@ -37,17 +37,18 @@ from itmbench.params import load_yaml, make_config
 from itmbench.train import TrainConfig
 from itmbench.train.loop import Recipe, run_training
 from itmbench.train.recipes import RECIPES, build_negclip
-from itmbench.world.captions import RELATION_WORDS
 from itmbench.world.generate import read_world
+from itmbench.world.parse import parse_caption
 
 PROBE = "relation_probe"
-RELATION_PHRASES = tuple(f" {p} " for phrases in RELATION_WORDS.values() for p in phrases)
 
 
 def relation_swap(text: str) -> list[str]:
     """VG-Relation's edit of a relation caption (its two mentions exchanged), the only hard negative; none for a
-    caption without a relation phrase (a pair's swap, 'a Y and a X', would be true of the image)."""
-    swapped = mention_swap(text) if any(p in f" {text} " for p in RELATION_PHRASES) else None
+    caption the world's parser does not read as a relation (a pair's swap, 'a Y and a X', would be true of the
+    image)."""
+    structure = parse_caption(text).structure
+    swapped = mention_swap(text) if structure is not None and structure.kind == "relation" else None
     return [swapped] if swapped is not None and swapped != text else []
 
 
@@ -70,12 +71,8 @@ def accuracy(encoder, world, pairs: list[tuple[int, str, str]]) -> tuple[int, in
     """How many pairs the encoder scores true caption strictly above swapped caption for the image."""
     row_of = {int(i): k for k, i in enumerate(world.image_table["image_id"])}
     rows = sorted({row_of[i] for i, _, _ in pairs})
-    images = np.asarray(world.images)
-    img = dict(zip(rows, encoder.encode_images(images[rows]).numpy()))
     texts = sorted({t for _, a, b in pairs for t in (a, b)})
-    emb = {}
-    for s in range(0, len(texts), 512):
-        emb.update(zip(texts[s : s + 512], encoder.encode_texts(texts[s : s + 512]).numpy()))
+    img, emb = embedded(encoder, np.asarray(world.images), rows, texts)
     right = sum(float(img[row_of[i]] @ emb[a]) > float(img[row_of[i]] @ emb[b]) for i, a, b in pairs)
     return int(right), len(pairs)
 

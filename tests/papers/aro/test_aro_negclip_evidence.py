@@ -43,7 +43,7 @@ def probe(swaps):
 
 def test_swap_edits_worked_example(swaps):
     text = "a large red circle is above a small blue square"
-    edits = {s: swaps.swap_edit(text, s) for s in swap_kinds(text)}
+    edits = {s: swaps.swap_edit(text, s)[0] for s in swap_kinds(text)}
     assert edits == {
         "a small blue square is above a large red circle": swaps.MENTIONS,
         "a large red square is above a small blue circle": swaps.OTHER_ACROSS,
@@ -57,7 +57,7 @@ def test_swap_edits_worked_example(swaps):
     # 'a picture' is a noun phrase to NegCLIP's swaps (as to spaCy's), never a mention: moving it is grammar
     framed = "a picture of a red circle left of a blue square"
     assert swaps.mention_swap(framed) == "a picture of a blue square left of a red circle"
-    assert swaps.swap_edit(framed, "a red circle of a picture left of a blue square") == swaps.GRAMMAR
+    assert swaps.swap_edit(framed, "a red circle of a picture left of a blue square") == (swaps.GRAMMAR, None)
 
 
 def test_swap_edits_agree_with_the_parser_on_every_world_caption(swaps):
@@ -66,8 +66,9 @@ def test_swap_edits_agree_with_the_parser_on_every_world_caption(swaps):
     for text in world.caption_table["text"]:
         before = parse_caption(text).structure
         for swapped in swap_kinds(text):
-            edit = swaps.swap_edit(text, swapped)
+            edit, claimed = swaps.swap_edit(text, swapped)
             after = parse_caption(swapped).structure
+            assert claimed == after
             seen.add(edit)
             assert (after is None) == (edit == swaps.GRAMMAR), (text, swapped, edit)
             if edit == swaps.MENTIONS:  # the parsed mentions, exchanged
