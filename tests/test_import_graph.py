@@ -43,6 +43,12 @@ KNOWN_PAPER_IMPORTS: dict[str, frozenset[str]] = {
 }
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, read once per test session (the graph, the by-name imports and the dispatch)."""
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def module_name(path: Path, src: Path) -> str:
     parts = list(path.relative_to(src).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -59,7 +65,7 @@ def imported(name: str, path: Path, known: set[str]) -> set[str]:
     """The itmbench modules that module `name` (at `path`) names in its import statements."""
     is_package = path.name == "__init__.py"
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom):
@@ -108,7 +114,7 @@ def imports_by_name(path: Path) -> list[str]:
     """The literal starts of the module names a module imports at run time (`import_module`, `__import__`)."""
     return [
         prefix
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        for node in ast.walk(parsed(path))
         if isinstance(node, ast.Call) and _called(node) in ("import_module", "__import__") and node.args
         if (prefix := _literal_prefix(node.args[0])) is not None
     ]
@@ -118,7 +124,7 @@ def dispatched(path: Path, known: set[str]) -> set[str]:
     """The paper modules a module reaches through the registry: each `package_part(<package>, "<part>")` call
     with a literal part, an edge to that part of every paper package that has one."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Call) and _called(node) == "package_part" and len(node.args) == 2:
             part = node.args[1]
             if isinstance(part, ast.Constant) and isinstance(part.value, str):
