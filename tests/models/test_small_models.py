@@ -59,7 +59,7 @@ def test_llm_loads_by_path_through_the_text_generation_pipeline(small) -> None:
     cfg = make_config(LLMConfig, model=str(small / "a" / "llm"), dtype="float32", max_new_tokens=4, batch_size=2)
     pipe = build_text_generation_pipeline(cfg)  # no device (the rule's `--device auto`): no device map, no accelerate
     assert pipe.device.type == ("cuda" if torch.cuda.is_available() else "cpu")
-    assert type(pipe.model).__name__ == "GPT2LMHeadModel" and pipe.tokenizer.chat_template
+    assert type(pipe.model).__name__ == "LlamaForCausalLM" and pipe.tokenizer.chat_template
     cfg = make_config(LLMConfig, **{**cfg.__dict__, "subsets": ("add_att",)})
     negatives = generate_negatives(pipe, ["a red circle above a square"], cfg)
     assert len(negatives) == 1 and negatives["response"].str.len().gt(0).all()

@@ -34,7 +34,7 @@ def one_thread():
 @pytest.fixture(scope="module")
 def pipe():
     """SDXL's classes at toy sizes with random weights (`make-small-models`' pipeline, not saved)."""
-    from itmbench.models.small import tiny_sdxl_pipeline
+    from itmbench.models.small_sdxl import tiny_sdxl_pipeline
 
     pipe = tiny_sdxl_pipeline(0)
     pipe.set_progress_bar_config(disable=True)

@@ -105,7 +105,7 @@ def cmd_make_small_models(args: argparse.Namespace) -> None:
     from itmbench.models.small import make_small_models
 
     set_threads(1)  # the same weights on any machine
-    for name, path in make_small_models(args.out, args.seed).items():
+    for name, path in make_small_models(args.out, args.seed, args.world, log.info).items():
         log.info("small %s: %s", name, path)
 
 
@@ -157,3 +157,9 @@ def add_commands(add, sub) -> None:
         "--out", required=True, help="folder of open_clip/, llm/ and sdxl/ (coco-small.yaml: data/small_models)"
     )
     sp.add_argument("--seed", type=non_negative_int, default=0)
+    sp.add_argument(
+        "--world",
+        default=None,
+        help="a world's items folder (data/world/items): train the LLM and SDXL on its train split so the TROHN "
+        "stages produce (docs/coco.md); without it they keep random weights",
+    )
