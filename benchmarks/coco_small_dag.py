@@ -3,7 +3,7 @@
 The same run as tests/workflow/test_coco_small_dag.py, as a measurement rather than a test:
 1. `--prepare DIR`: a work directory with the workflow, the tiny world's seven COCO benchmarks
    built by the world's rules (tests/workflow/workflow_helpers.py TINY), exported in COCO's
-   released formats (`itmbench export-release`), and the small models (`itmbench make-small-models`).
+   released formats (`itmbench export-release`), and the small models (`itmbench make-small-models --world`).
    A work directory that already holds `release/` (one made elsewhere, that travelled to a GPU
    machine) keeps it; the small models are made where they are missing.
 2. `--run DIR`: the documented command on it (workflow/config/coco-small.yaml over params.yaml, the
@@ -15,6 +15,9 @@ The same run as tests/workflow/test_coco_small_dag.py, as a measurement rather t
 Prints, and writes as Markdown to `--out`: the device (torch's name of the card, or the CPU), the
 jobs run, the run's wall time and its processes' CPU time, and the seconds Snakemake's benchmark
 files record per rule (summed over the rule's jobs; `s` is wall, `cpu_time` CPU).
+
+With `--stages DIR`: only what each TROHN stage of the finished run in DIR produced (kept negatives per
+subtype, images per drawn caption, the fine-tunes' training pairs), as docs/coco.md shows it.
 
 Usage: python benchmarks/coco_small_dag.py --prepare /tmp/small
        python benchmarks/coco_small_dag.py --run /tmp/small --hub-archs --out small_dag.md
@@ -41,7 +44,7 @@ sys.path.insert(0, str(REPO / "tests" / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from time_default_run import job_seconds  # noqa: E402
-from workflow_helpers import copy_workflow, snakemake  # noqa: E402
+from workflow_helpers import copy_workflow, snakemake, stage_counts  # noqa: E402
 
 from itmbench.io import write_text  # noqa: E402
 from itmbench.metrics.captioning import java_available  # noqa: E402
@@ -63,8 +66,9 @@ def prepare(work: Path) -> None:
             raise SystemExit(f"building the tiny world's benchmarks failed:\n{res.stderr[-3000:]}")
         if itmbench(["export-release", "--world", str(work / "data" / "world"), "--out", str(work / "release")]):
             raise SystemExit("itmbench export-release failed")
-    if not (work / "data" / "small_models").is_dir():
-        if itmbench(["make-small-models", "--out", str(work / "data" / "small_models")]):
+    if not (work / "data" / "small_models").is_dir():  # the LLM and SDXL trained on the tiny world's train split
+        world = work / "data" / "world" / "items"
+        if itmbench(["make-small-models", "--out", str(work / "data" / "small_models"), "--world", str(world)]):
             raise SystemExit("itmbench make-small-models failed")
 
 
@@ -190,6 +194,39 @@ def report(figures: dict, archs: bool, top: int, device: str, java: bool) -> str
     return "\n".join(lines) + "\n"
 
 
+def stages_report(work: Path) -> str:
+    """What each TROHN stage of a finished small COCO run produced (docs/coco.md's table of stage counts)."""
+    counts = stage_counts(work / "results" / "coco")
+    generations, kept = counts["generations"], counts["kept"]
+    lines = [
+        "**What each TROHN stage of the small COCO DAG produced (the tests' tiny world, coco-small.yaml)**",
+        "",
+        "| stage | count |",
+        "|---|---|",
+        f"| TROHN-Text: LLM generations (captions x subtypes) | {sum(generations.values())} |",
+    ]
+    for subset in generations:
+        lines.append(
+            f"| TROHN-Text: kept by the template filter, {subset} | {kept.get(subset, 0)} of {generations[subset]} |"
+        )
+    per_caption = sorted(set(counts["images_per_caption"].values()))
+    lines += [
+        f"| TROHN-Text: kept, all subtypes | {sum(kept.values())} |",
+        f"| TROHN-Img: negative captions drawn, in {counts['image_shards']} shards "
+        f"| {len(counts['images_per_caption'])} |",
+        f"| TROHN-Img: images per drawn caption | {', '.join(map(str, per_caption))} |",
+    ]
+    histories = counts["histories"]
+    negatives = histories["clip_trohn_text"].get("negatives", {})
+    lines += [
+        f"| fine-tune clip_coco: training pairs | {histories['clip_coco']['samples']} |",
+        "| fine-tune clip_trohn_text: training pairs, hard-negative captions "
+        f"| {histories['clip_trohn_text']['samples']}, {sum(negatives.values())} |",
+        f"| fine-tune clip_trohn_img: generated training pairs | {histories['clip_trohn_img']['samples']} |",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--prepare", type=Path, help="make this work directory (the tiny world's release, the small models)")
@@ -203,7 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cores", default="all")
     p.add_argument("--top", type=int, default=12, help="rules listed one by one")
     p.add_argument("--out", type=Path, help="write the Markdown report here")
+    p.add_argument("--stages", type=Path, help="only report what each TROHN stage of a finished run produced")
     args = p.parse_args(argv)
+    if args.stages:
+        text = stages_report(args.stages)
+        print(text)
+        if args.out:
+            write_text(args.out, text)
+        return 0
     if not (args.prepare or args.run or args.summarize):
         p.error("give --prepare DIR, --run DIR (or both), or --summarize DIR --log LOG --device NAME")
     if args.prepare:

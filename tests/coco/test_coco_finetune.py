@@ -118,8 +118,8 @@ def test_a_world_trainer_is_refused_on_coco(coco, tmp_path) -> None:
 def test_no_kept_negative_stops_or_with_min_kept_0_trains_negclip_on_pairs_and_leaves_trohn_img_at_its_start(
     coco, tmp_path, capsys
 ) -> None:
-    """An LLM that follows no template (the small COCO DAG's random GPT-2): by default each TROHN fine-tune stops,
-    naming its recipe and counts, and writes nothing. With --min-kept 0 (the smoke test's coco.min_kept) TROHN-Text's
+    """An LLM that follows no template (a random-weight small LM): by default each TROHN fine-tune stops, naming
+    its recipe and counts, and writes nothing. With --min-kept 0 (coco.min_kept in a config file) TROHN-Text's
     fine-tune has no hard negative to add, TROHN-Img's has no generated image (the shards' manifests are empty): its
     checkpoint is the starting model, unchanged, and its history says so (zero samples, best epoch 0)."""
     torch.set_num_threads(1)

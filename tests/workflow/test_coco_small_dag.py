@@ -2,14 +2,15 @@
 the small models of `workflow/config/coco-small.yaml` (docs/coco.md, "A smoke test before the GPU hours").
 
 The tiny world's benchmarks are built by the world's rules and exported (`itmbench export-release`); the small
-models are made by `itmbench make-small-models` (a random-weight open_clip folder for the ViTs and the start of
-the fine-tunes, a random-weight GPT-2 for OpenChat, a toy SDXL pipeline for SDXL-DPO), each loaded by path as
-the hub names are. Then the documented command runs the default target with the GPU profile (on a CPU it runs
-the same; CI has no GPU): fetch through DVC against the release's md5s, coco-items, every benchmark, the LLM and
-SDXL negatives in shards and their merge, the three fine-tunes, embeddings, scores and metrics, each paper's
-tables and figures with the models as rows, the claims, the reports and the index. A second dry run has
-nothing to do. Cost: measured with `/usr/bin/time -v` of the same command (the report of issue 16).
-
+models are made by `itmbench make-small-models --world` (a random-weight open_clip folder for the ViTs and the
+start of the fine-tunes; for OpenChat a small Llama-architecture LM and for SDXL-DPO a small SDXL pipeline,
+both trained on the tiny world's train split), each loaded by path as the hub names are. Then the documented
+command runs the default target with the GPU profile (on a CPU it runs the same; CI has no GPU): fetch through
+DVC against the release's md5s, coco-items, every benchmark, the LLM and SDXL negatives in shards and their
+merge (each stage's output non-empty and of its declared size: kept negatives per subtype, images per drawn
+caption, the TROHN fine-tunes' training pairs), the three fine-tunes, embeddings, scores and metrics, each
+paper's tables and figures with the models as rows, the claims, the reports and the index. A second dry run
+has nothing to do. Cost: measured with `/usr/bin/time -v` of the same command (the report of issue 16).
 The same folder then checks the data stage (every file fetched through DVC and md5-checked against the release's
 own overlay, `coco-items` from the zips, each benchmark from its released files) and a user's own checkpoint in
 one command: the world's `clip` weights as `coco.models.mine`, selected with the random baseline by
@@ -30,12 +31,16 @@ from collections import Counter
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
+from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake, stage_counts
 
 from itmbench.cli import main
+from itmbench.negatives.llm_captions import LLMConfig
+from itmbench.negatives.sdxl import SDXLConfig
+from itmbench.params import make_config
 from itmbench.sources.coco_registry import COCO_BENCHMARKS
 from itmbench.sources.export import OVERLAY
 from itmbench.sources.released import file_md5, load_registry
+from itmbench.train.config import TrainConfig
 
 SMALL = "workflow/config/coco-small.yaml"
 
@@ -75,7 +80,14 @@ def test_the_complete_coco_dag_runs_on_the_worlds_release_with_the_small_models(
     assert res.returncode == 0, res.stderr[-3000:]
     release = tmp_path / "release"
     assert main(["export-release", "--world", str(d / "data" / "world"), "--out", str(release)]) == 0
-    assert main(["make-small-models", "--out", str(d / "data" / "small_models")]) == 0
+    make_small = [
+        "make-small-models",
+        "--out",
+        str(d / "data" / "small_models"),
+        "--world",
+        str(d / "data/world/items"),
+    ]
+    assert main(make_small) == 0  # the LLM and SDXL trained on the tiny world's train split
     overlay = {"source": "coco", "mirror": str(release), "registry": str(release / OVERLAY)}
 
     plan = coco_snakemake(d, "-n", overlay=overlay)
@@ -126,15 +138,38 @@ def test_the_complete_coco_dag_runs_on_the_worlds_release_with_the_small_models(
         figures = sorted((coco / "figures" / paper).glob("*.png"))
         assert figures and all(f.with_suffix(".pdf").is_file() for f in figures), paper
     assert rows_of(coco / "tables" / "claims" / "claims.csv", "claim")
-    # the negatives' joins: the LLM shards merged and counted; SDXL's shards; the fine-tunes' histories
-    assert (coco / "tables" / "trohn" / "text_filter.md").is_file()
-    for shard in range(small["sdxl_shards"]):
-        assert (coco / "negatives" / "images" / f"shard_{shard}" / "manifest.parquet").is_file()
-    for model in ("clip_coco", "clip_trohn_text", "clip_trohn_img"):
-        assert (coco / "models" / model / "history.json").is_file(), model
+    check_every_stage_produces(coco, small)
 
     check_the_data_stage(d, release)
     check_a_users_checkpoint(d, tmp_path, overlay)
+
+
+def check_every_stage_produces(coco, small) -> None:
+    """Each TROHN stage's output is non-empty and of the size its inputs and the small params declare."""
+    counts = stage_counts(coco)
+    subsets = make_config(LLMConfig).subsets
+    # TROHN-Text: one generation per (caption, subtype); the trained LM's answers pass the real filter
+    assert counts["generations"] == {s: small["trohn_captions"] for s in subsets}, counts
+    kept = sum(counts["kept"].values())
+    assert kept >= 0.4 * len(subsets) * small["trohn_captions"], counts  # docs/coco.md: the rate a run measured
+    assert len(counts["kept"]) >= len(subsets) - 1, counts  # add_att may find no attribute left to add
+    summary = pd.read_csv(coco / "tables" / "trohn" / "text_filter.csv")
+    assert int(summary["ok"].sum()) == kept
+    # TROHN-Img: images_per_prompt images of each drawn negative caption, in every shard
+    drawn = min(small["trohn_img_captions"], kept)
+    per_prompt = make_config(SDXLConfig).images_per_prompt
+    assert counts["image_shards"] == small["sdxl_shards"]
+    assert len(counts["images_per_caption"]) == drawn and set(counts["images_per_caption"].values()) == {per_prompt}
+    # the fine-tunes trained on them: TROHN-Text's hard negatives drawn from the kept ones, TROHN-Img's pairs the drawn
+    histories = counts["histories"]
+    assert histories["clip_coco"]["samples"] > 0
+    train = make_config(
+        TrainConfig, {**yaml.safe_load((REPO / "params.yaml").read_text())["coco"]["train"], **small["train"]}
+    )
+    per_sample = train.hard_negatives_per_sample  # TROHN-Text draws up to this many of a caption's kept negatives
+    used = sum(min(per_sample, n) for n in counts["kept_per_caption"])
+    assert used > 0 and sum(histories["clip_trohn_text"]["negatives"].values()) == used, histories
+    assert histories["clip_trohn_img"]["samples"] == drawn, histories
 
 
 def check_the_data_stage(d, release):

@@ -86,3 +86,26 @@ def failure(workdir: Path, res: subprocess.CompletedProcess, tail: int = 3000) -
         text = path.read_text(errors="replace")[-tail:] if path.is_file() else "(not written)"
         parts.append(f"--- {log} ---\n{text}")
     return "\n".join(parts)
+
+
+def stage_counts(coco) -> dict:
+    """What each TROHN stage of a COCO run produced, read from the files the DAG writes (docs/coco.md's table)."""
+    import json
+
+    import pandas as pd
+
+    negatives = pd.read_parquet(coco / "negatives" / "text" / "negatives.parquet")
+    manifests = [pd.read_parquet(p) for p in sorted((coco / "negatives" / "images").glob("shard_*/manifest.parquet"))]
+    images = pd.concat(manifests, ignore_index=True)
+    histories = {
+        m: json.loads((coco / "models" / m / "history.json").read_text())["samples"]
+        for m in ("clip_coco", "clip_trohn_text", "clip_trohn_img")
+    }
+    return {
+        "generations": negatives.groupby("subset").size().to_dict(),
+        "kept": negatives[negatives["follows_template"]].groupby("subset").size().to_dict(),
+        "kept_per_caption": negatives[negatives["follows_template"]].groupby("caption_id").size().tolist(),
+        "image_shards": len(manifests),
+        "images_per_caption": images.groupby("id").size().to_dict(),
+        "histories": histories,
+    }
