@@ -70,26 +70,28 @@ def make_small_models(out: str | Path, seed: int = 0, world: str | Path | None =
             small_llm.make_llm(folders[LLM_DIR], seed)
             small_sdxl.make_sdxl(folders[SDXL_DIR], seed)
         else:
-            train_llm(folders[LLM_DIR], world, seed, log)
-            train_sdxl(folders[SDXL_DIR], world, seed, log)
+            items, caps = _train_split(world)
+            train_llm(folders[LLM_DIR], caps, seed, log)
+            train_sdxl(folders[SDXL_DIR], items, caps, seed, log)
     return {name: str(path) for name, path in folders.items()}
 
 
 def _train_split(world: str | Path):
-    """The world's train captions (texts, structures) and train images with their captions."""
-    from itmbench.world.captions import CaptionStructure
+    """The world (read once for both models) and its train captions in caption-id order."""
     from itmbench.world.generate import read_world
 
     w = read_world(world)
     caps = w.caption_table[w.caption_table["split"] == "train"].sort_values("caption_id", kind="stable")
     if caps.empty:
         raise ValueError(f"{world}: no train captions; expected a world items folder with a train split")
-    return w, caps, [CaptionStructure.from_json(s) for s in caps["structure"]]
+    return w, caps
 
 
-def train_llm(out: Path, world: str | Path, seed: int, log=print) -> None:
+def train_llm(out: Path, caps, seed: int, log=print) -> None:
     """A Llama-architecture causal LM trained on the world's train captions to answer TROHN-Text's prompts."""
-    _, caps, structures = _train_split(world)
+    from itmbench.world.captions import CaptionStructure
+
+    structures = [CaptionStructure.from_json(s) for s in caps["structure"]]
     model, tokenizer, corpus = small_llm.train_small_llm(caps["text"].tolist(), structures, seed=seed, log=log)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -97,11 +99,10 @@ def train_llm(out: Path, world: str | Path, seed: int, log=print) -> None:
     log(f"small LLM: the teacher's answers kept by the template filter: {kept} of {len(corpus)}")
 
 
-def train_sdxl(out: Path, world: str | Path, seed: int, log=print) -> None:
+def train_sdxl(out: Path, w, caps, seed: int, log=print) -> None:
     """An SDXL pipeline (SDXL's classes at toy sizes) trained on the world's train images and captions."""
     import numpy as np
 
-    w, caps, _ = _train_split(world)
     by_image = caps.groupby("image_id", sort=True)["text"].apply(list)
     images = np.asarray(w.images[by_image.index.to_numpy()])
     pipe = small_sdxl.train_small_sdxl(images, by_image.tolist(), seed=seed, log=log)

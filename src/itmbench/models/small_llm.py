@@ -51,7 +51,7 @@ from itmbench.negatives.llm_captions import (
     render_prompt,
     world_lexicon,
 )
-from itmbench.world.captions import CaptionStructure
+from itmbench.world.captions import RELATION_WORDS, CaptionStructure
 from itmbench.world.scene import COLOURS, RELATIONS, SHAPES
 
 TEACHER_TRIES = 8
@@ -145,10 +145,16 @@ def _changed(old: CaptionStructure, new: CaptionStructure) -> list[tuple[int, st
 
 
 def _relation_phrases(text: str) -> list[str]:
-    from itmbench.world.captions import RELATION_WORDS
-
+    """The longest relation phrase of the world's grammar in `text` (a one-item list), or none."""
     found = [p for r in RELATIONS for p in RELATION_WORDS[r] if f" {p} " in f" {text} "]
     return sorted(found, key=len, reverse=True)[:1]
+
+
+def _fields(subset: str, listed: Sequence[str], selected: str, new: str, sentence: str) -> str:
+    """An answer in the fields the subtype's template declares (list, selected, new, then the new sentence)."""
+    t = TEMPLATES[subset]
+    values = (_listing(listed), selected, new, sentence)
+    return "\n".join(f"{name}: {value}" for name, value in zip((*t.fields, t.answer_field), values))
 
 
 def _answer_of_edit(text: str, structure: CaptionStructure, subset: str, rng: np.random.Generator) -> str | None:
@@ -160,14 +166,9 @@ def _answer_of_edit(text: str, structure: CaptionStructure, subset: str, rng: np
         i = int(rng.integers(len(spans)))
         shape, colour = SHAPES[int(rng.integers(len(SHAPES)))], COLOURS[int(rng.integers(len(COLOURS)))]
         end = spans[i][1]
-        new_text = f"{text[:end]} and a {colour} {shape}{text[end:]}"
-        selected = structure.mentions[i].shape or spans[i][2]
         objects = [m.shape or spans[k][2] for k, m in enumerate(structure.mentions)]
-        return _lines(
-            f"Objects: {_listing(objects)}",
-            f"Selected object: {selected}",
-            f"New object: {colour} {shape}",
-            f"New sentence: {new_text}",
+        return _fields(
+            subset, objects, objects[i], f"{colour} {shape}", f"{text[:end]} and a {colour} {shape}{text[end:]}"
         )
     edit = propose_edit(structure, text, subset, rng)
     if edit is None:
@@ -175,48 +176,24 @@ def _answer_of_edit(text: str, structure: CaptionStructure, subset: str, rng: np
     changed = _changed(structure, edit.structure)
     if subset == "replace_obj":
         ((_, _, old, new),) = changed
-        return _lines(
-            f"Nouns: {_listing(_mention_nouns(structure))}",
-            f"Selected noun: {old}",
-            f"New noun: {new}",
-            f"New sentence: {edit.text}",
-        )
+        return _fields(subset, _mention_nouns(structure), old, new, edit.text)
     if subset == "replace_att":
         ((_, _, old, new),) = changed
-        return _lines(
-            f"Adjectives: {_listing(_adjectives(structure))}",
-            f"Selected adjective: {old}",
-            f"New adjective: {new}",
-            f"New sentence: {edit.text}",
-        )
+        return _fields(subset, _adjectives(structure), old, new, edit.text)
     if subset == "replace_rel":
         old_phrases, new_phrases = _relation_phrases(text), _relation_phrases(edit.text)
         if not old_phrases or not new_phrases:
             return None
-        return _lines(
-            f"Relationships: {_listing(old_phrases)}",
-            f"Selected relationship: {old_phrases[0]}",
-            f"New relationship: {new_phrases[0]}",
-            f"New sentence: {edit.text}",
-        )
+        return _fields(subset, old_phrases, old_phrases[0], new_phrases[0], edit.text)
     if subset in ("swap_obj", "swap_att"):
         values = sorted({str(v) for _, _, v, _ in changed}, key=lambda v: text.find(v))
-        label = "noun phrases" if subset == "swap_obj" else "attributes"
-        return _lines("Yes", f"Swappable {label}: {', '.join(values)}", f"Output: {edit.text}")
+        t = TEMPLATES[subset]
+        return "\n".join(("Yes", f"{t.fields[0]}: {', '.join(values)}", f"{t.answer_field}: {edit.text}"))
     if subset == "add_att":
         ((i, _, _, new),) = changed
         objects = [m.shape or "object" for m in structure.mentions]
-        return _lines(
-            f"Objects: {_listing(objects)}",
-            f"Selected object: {objects[i]}",
-            f"New attribute: {new}",
-            f"New sentence: {edit.text}",
-        )
+        return _fields(subset, objects, objects[i], new, edit.text)
     raise ValueError(f"unknown SugarCrepe subset {subset!r}; expected one of {SUBSETS}")
-
-
-def _lines(*lines: str) -> str:
-    return "\n".join(lines)
 
 
 def refusal(subset: str) -> str:
@@ -289,8 +266,8 @@ def train_small_llm(
     repeat_steps: int = REPEAT_STEPS,
     log=print,
 ):
-    """(model, tokenizer, teacher corpus): a GPT-2 trained on the teacher's answers to the world's captions."""
-    from transformers import DynamicCache, LlamaForCausalLM
+    """(model, tokenizer, teacher corpus): the LM trained on the teacher's answers to the world's captions."""
+    from transformers import LlamaForCausalLM
 
     corpus = teacher_corpus(texts, structures, seed)
     tokenizer = train_tokenizer(corpus)
@@ -333,26 +310,9 @@ def train_small_llm(
         batch = [
             examples[int(i)] for i in rng.choice(len(examples), size=min(batch_size, len(examples)), replace=False)
         ]
-        width = max(len(s) for s, _ in batch)
-        ids = torch.full((len(batch), width), tokenizer.eos_token_id, dtype=torch.long)
-        labels = torch.full((len(batch), width), -100, dtype=torch.long)
-        for k, (suffix, n_query) in enumerate(batch):
-            ids[k, : len(suffix)] = torch.tensor(suffix)
-            labels[k, n_query : len(suffix)] = torch.tensor(suffix[n_query:])
-        with torch.no_grad():
-            cache = DynamicCache()
-            model(torch.tensor([prefix]), past_key_values=cache, use_cache=True)
-        cache.batch_repeat_interleave(len(batch))
-        positions = torch.arange(len(prefix), len(prefix) + width).expand(len(batch), -1)
-        logits = model(ids, past_key_values=cache, position_ids=positions, use_cache=False).logits
-        loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), labels[:, 1:].reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
+        loss = _step(model, opt, sched, batch, tokenizer.eos_token_id, prefix)
         if step % 50 == 0 or step == steps - 1:
-            log(f"small LLM step {step}: loss {loss.item():.3f} ({time.time() - start:.0f} s)")
+            log(f"small LLM step {step}: loss {loss:.3f} ({time.time() - start:.0f} s)")
     model.eval()
     model.generation_config.do_sample = True
     model.generation_config.temperature = TEMPERATURE
@@ -367,15 +327,28 @@ def _short_example(tokenizer, caption: str, subset: str, answer: str) -> tuple[l
     return q + tokenizer(f" {answer}{tokenizer.eos_token}", add_special_tokens=False)["input_ids"], len(q)
 
 
-def _step(model, opt, sched, batch: Sequence[tuple[list[int], int]], pad: int) -> float:
-    """One optimiser step on whole sequences (ids, number of prompt tokens): loss on the answer tokens."""
+def _step(
+    model, opt, sched, batch: Sequence[tuple[list[int], int]], pad: int, prefix: Sequence[int] | None = None
+) -> float:
+    """One optimiser step, loss on the answer tokens of each (ids, number of prompt tokens). With `prefix`, the
+    ids follow it: the prefix is encoded once, without gradient, into a cache the batch attends to."""
+    from transformers import DynamicCache
+
     width = max(len(s) for s, _ in batch)
     ids = torch.full((len(batch), width), pad, dtype=torch.long)
     labels = torch.full((len(batch), width), -100, dtype=torch.long)
     for k, (seq, n_query) in enumerate(batch):
         ids[k, : len(seq)] = torch.tensor(seq)
         labels[k, n_query : len(seq)] = torch.tensor(seq[n_query:])
-    logits = model(ids).logits
+    if prefix is None:
+        logits = model(ids).logits
+    else:
+        with torch.no_grad():
+            cache = DynamicCache()
+            model(torch.tensor([list(prefix)]), past_key_values=cache, use_cache=True)
+        cache.batch_repeat_interleave(len(batch))
+        positions = torch.arange(len(prefix), len(prefix) + width).expand(len(batch), -1)
+        logits = model(ids, past_key_values=cache, position_ids=positions, use_cache=False).logits
     loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), labels[:, 1:].reshape(-1))
     opt.zero_grad()
     loss.backward()
