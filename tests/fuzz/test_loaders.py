@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from itmbench.papers.aro.released import read_aro_vg_json
 from itmbench.papers.bison.released import read_bison_annotations, read_bison_predictions
 from itmbench.papers.bivlc.released import (
     HF_COLUMNS,
@@ -236,6 +237,17 @@ def synthetic_rankings() -> bytes:
     return _json({str(100 + i): [1000 + 2 * i + (i % 2), 1001 + 2 * i - (i % 2), *others[i]] for i in range(N)})
 
 
+def synthetic_vg_relation() -> bytes:
+    box = {"bbox_x": 1, "bbox_y": 2, "bbox_w": 30, "bbox_h": 20}
+    return _json(
+        [
+            {"image_path": f"{i}.jpg", **box, "relation_name": "on", "true_caption": f"the cup {i} is on the table",
+             "false_caption": f"the table is on the cup {i}"}
+            for i in range(N)
+        ]
+    )  # fmt: skip
+
+
 # JSON mutations: on the first record of an object keyed by id, or of a list
 
 
@@ -342,7 +354,24 @@ def _synthetic_gpt4v_full() -> bytes:
     return _json(_answers(declared_records("sugarcrepe:read_gpt4v_answers", subset="swap_obj")[0]))
 
 
+VG_LIST = {  # ARO's [{"image_path", "bbox_x", ..., "true_caption", "false_caption", "relation_name"}]
+    "missing_column": _del_first("true_caption"),
+    "extra_column": _set_first("extra", "ignored"),
+    "wrong_types": _set_first("bbox_x", "left"),
+    **_values(lambda v: _set_first("bbox_w", v)),
+}
+
 LOADERS = [
+    Loader(
+        "aro:read_aro_vg_json",
+        "json",
+        "visual_genome_relation.json",
+        lambda p: read_aro_vg_json(p, "vg_relation"),
+        synthetic_vg_relation,
+        "aro_vg_relation",
+        mutate=VG_LIST,
+        identity=False,  # a test case names no id: two cases may be alike
+    ),
     Loader(
         "cxc:read_cxc_csv",
         "csv",
@@ -613,8 +642,8 @@ def corrupt(loader: Loader, clean: bytes, name: str) -> bytes | None:
         if name == "header_only":
             return b"[]" if isinstance(doc, list) else _json({**doc, "data": []}) if "data" in doc else b"{}"
         if name == "duplicate":
-            if isinstance(doc, list):
-                return _json([*doc, doc[0]])
+            if isinstance(doc, list):  # a list of records without ids: a repeated one may be an equal one
+                return _json([*doc, doc[0]]) if loader.identity else None
             if "data" in doc:
                 return _json({**doc, "data": [*doc["data"], doc["data"][0]]})
             return _dump_duplicate_key(doc)

@@ -521,8 +521,26 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
 # ---------------------------------------------------------------------------------------------- registry, params
 
 
+def test_each_coco_build_reads_the_files_its_registry_entry_declares():
+    from itmbench.papers.sugarcrepe.coco import RELEASED_KEYS
+
+    assert set(RELEASED_KEYS) == set(coco_registry.COCO_BENCHMARKS["sugarcrepe"].released_keys)
+    declared = load_registry()
+    for entry in coco_registry.COCO_BENCHMARKS.values():
+        assert entry.released_keys and set(entry.released_keys) <= set(declared), entry.name
+
+
 def test_registry_configs_and_the_params_section():
-    assert set(coco_registry.COCO_BENCHMARKS) == {"bison", "mcic", "eccv", "cxc", "bivlc", "sugarcrepe", "retrieval"}
+    assert set(coco_registry.COCO_BENCHMARKS) == {
+        "bison",
+        "mcic",
+        "eccv",
+        "cxc",
+        "bivlc",
+        "sugarcrepe",
+        "retrieval",
+        "aro",
+    }
     with pytest.raises(ValueError, match="unknown coco benchmark 'sugar'"):
         coco_registry.coco_benchmark("sugar")
     with pytest.raises(ValueError, match=r"coco_benchmarks.mcic: unknown keys \['offset'\]"):

@@ -58,8 +58,9 @@ SECTIONS = {  # small configs, as tests/test_score_without_torch.py builds the b
     "eccv": {"annotator_source": "world"},  # the simulated oracles: no trained model here
     "retrieval": {},
     "sugarcrepe": {},
+    "aro": {},
 }
-ORDER = ("cxc", "bison", "mcic", "eccv", "retrieval", "bivlc", "sugarcrepe")  # ECCV after its CxC
+ORDER = ("cxc", "bison", "mcic", "eccv", "retrieval", "bivlc", "sugarcrepe", "aro")  # ECCV after its CxC
 SCORE = {"ks": [1, 5, 10], "n_boot": 50, "seed": 0, "confidence": 0.95}
 DIM = 16
 # What each benchmark's release format cannot carry: left out of the comparisons below by name.
@@ -71,6 +72,7 @@ NOT_CARRIED = {
     "bivlc": "edits, candidates, stages, world-only columns; the BiVLC-to-SugarCrepe link (matched by text)",
     "sugarcrepe": "edits, stages, negative_structure, edit (the instance order: the files are per subset)",
     "retrieval": "the 'truth' positives (every caption that fits an image: only the world knows them)",
+    "aro": "the Order sets (no released file holds them: the authors perturb at load time); candidates",
 }
 
 
@@ -441,6 +443,22 @@ def test_retrieval_gallery_and_original_positives_round_trip(sources, maps):
     _assert_equal(c["items"], _mapped_items(w["items"], maps), "retrieval items")
 
 
+VG = ("vg_relation", "vg_attribution")
+
+
+def test_aro_vg_instances_and_options_round_trip_with_the_worlds_pixels(sources, maps):
+    w, c = sources.world_tables["aro"], sources.coco_tables["aro"]
+    inst = w["instances"][w["instances"]["dataset"].isin(VG)]
+    assert set(inst["dataset"]) == set(VG) and set(c["instances"]["dataset"]) == set(VG)
+    want = inst.copy()
+    want["image_id"] = maps.added_images("aro", inst["image_id"])  # the whole-image crop is the world's image
+    want["caption_id"] = maps.added_captions("aro", inst["caption_id"])
+    _assert_equal(c["instances"], want, "aro instances")
+    opts = w["options"][w["options"]["id"].isin(inst["id"])].copy()
+    opts["caption_id"] = maps.added_captions("aro", opts["caption_id"])
+    _assert_equal(c["options"], opts, "aro options")
+
+
 # ---------------------------------------------------------------------------------------------- identity
 
 
@@ -573,6 +591,15 @@ def test_retrieval_scores_and_metrics_are_the_worlds_on_the_original_positives(s
     want["query_id"] = [maps.image[int(q)] if d else maps.caption[int(q)] for q, d in zip(want["query_id"], i2t)]
     _assert_equal(c, want, "retrieval scores")
     assert cm["metrics"] == {"original": wm["metrics"]["original"]} and "truth" in wm["metrics"]
+
+
+def test_aro_vg_scores_and_metrics_are_the_worlds(scored, maps):
+    (w, wm), (c, cm) = scored["aro", "world"], scored["aro", "coco"]
+    want = w[w["dataset"].isin(VG)].copy()
+    want["image_id"] = maps.added_images("aro", want["image_id"])
+    _assert_equal(c, want, "aro scores")
+    vg = {k: v for k, v in wm["metrics"].items() if k.split(":")[0].removesuffix("_items") in VG}
+    assert cm["metrics"] == vg and any(k.startswith("coco_order") for k in wm["metrics"])
 
 
 def test_every_benchmark_is_compared_and_what_is_not_carried_is_named():

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from itmbench.sources.loading import loader_of
 from itmbench.sources.released import (
@@ -43,12 +44,12 @@ def read_mirror_md5(mirror_dir: Path) -> dict[str, str]:
 
 def test_registry_types_and_fields() -> None:
     assert len(MIRRORED) == 51  # every line of mirror.md5
-    assert len(REGISTRY) == 60
+    assert len(REGISTRY) == 63
     for key, entry in REGISTRY.items():
         assert isinstance(entry, ReleasedFile)
         assert entry.key == key
         assert entry.url.startswith(("https://", "http://"))
-        assert entry.benchmark in {"bison", "mcic", "eccv", "bivlc", "cxc", "coco"}
+        assert entry.benchmark in {"bison", "mcic", "eccv", "bivlc", "cxc", "aro", "coco"}
         if entry.in_mirror:
             assert entry.md5 is not None and len(entry.md5) == 32
             assert entry.url.startswith("https://raw.githubusercontent.com/")
@@ -75,11 +76,23 @@ def test_files_the_papers_need_but_the_mirror_lacks_are_declared() -> None:
 
 def test_every_loader_resolves_and_accepts_its_args() -> None:
     for entry in REGISTRY.values():
-        if entry.loader is None:
-            assert entry.benchmark == "coco"
+        if entry.loader is None:  # COCO's own files, or images read from their zip by a benchmark's build
+            assert entry.benchmark == "coco" or entry.filename.endswith(".zip")
             continue
         function = loader_of(entry)
         inspect.signature(function).bind(Path("x"), **entry.args)
+
+
+def test_a_url_that_does_not_name_its_file_declares_its_place() -> None:
+    entry = released_file("aro_vg_relation")
+    assert entry.url.startswith("https://drive.google.com/uc?") and entry.filename == "visual_genome_relation.json"
+    assert str(entry.mirror_path) == "drive.google.com/aro/visual_genome_relation.json"
+    base = {"key": "x", "md5": None, "in_mirror": False, "benchmark": "aro", "note": "n"}
+    with pytest.raises(ValueError, match=r"key 'x'\): a URL with a query needs a path"):
+        parse_registry(yaml.safe_dump({"files": [{**base, "url": "https://drive.google.com/uc?id=1"}]}), "r.yaml")
+    for bad in ("/abs/x.json", "drive.google.com/../x.json", "x.json"):
+        with pytest.raises(ValueError, match="path must be a relative <host>/<folders>/<file> path"):
+            parse_registry(yaml.safe_dump({"files": [{**base, "url": "https://h/u?id=1", "path": bad}]}), "r.yaml")
 
 
 def test_resolve_maps_url_to_mirror_path(tmp_path: Path) -> None:

@@ -54,6 +54,14 @@ def _truth_settings(section: dict[str, Any], world_cfg: WorldConfig) -> dict[str
 # Released-file key parts of more than one paper's declarations (SugarCrepe's seven subsets; BiVLC's models).
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj")
 BIVLC_MODELS = ("vit_b_32", "clip_coco", "clip_trohn_text", "clip_trohn_img")
+# The released files of the coco source's builds that their packages name one by one (`coco_files` below).
+BIVLC_HF_KEYS = ("bivlc_hf_test_0", "bivlc_hf_test_1")
+ECCV_KEYS = (
+    "eccv_coco_test_ids",
+    *(f"eccv_{s}_{d}" for s in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")),
+)
+ARO_VG_KEYS = {"vg_relation": "aro_vg_relation", "vg_attribution": "aro_vg_attribution"}
+ARO_IMAGES_KEY = "aro_vg_images"
 
 
 def package_part(package: str, part: str) -> ModuleType:
@@ -102,6 +110,11 @@ class BenchmarkEntry:
     ranks_gallery: bool = False
     # its place in the world's release (its package's `export`, `itmbench export-release`; 0: it has none)
     export_order: int = 0
+    # the coco source: the released files (registry keys) its package's `coco.from_released` reads, the DAG's
+    # inputs of its build (none: a world-only benchmark), and the config class of `coco_benchmarks.<name>` in
+    # that module (None: nothing to choose)
+    coco_files: tuple[str, ...] = ()
+    coco_config: str | None = None
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -175,6 +188,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         report_notebook="retrieval",
         label="COCO-style retrieval",
         ranks_gallery=True,
+        coco_files=("eccv_coco_test_ids",),
+        coco_config="RetrievalCocoConfig",
     ),
     "bison": BenchmarkEntry(
         "bison",
@@ -183,6 +198,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="BISON (Hu, Misra, van der Maaten): pick which of two similar images a caption describes",
         decimals=2,
         export_order=1,
+        coco_files=("bison_annotations",),
     ),
     "mcic": BenchmarkEntry(
         "mcic",
@@ -192,6 +208,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="MCIC-COCO (Ding et al.): pick the true caption of an image among 5",
         inputs=("pv_choice",),
         export_order=2,
+        coco_files=("mcic_dev", "mcic_test"),
+        coco_config="McicCocoConfig",
     ),
     "cxc": BenchmarkEntry(
         "cxc",
@@ -202,6 +220,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         modalities=frozenset({"image-text", "text-text", "image-image"}),
         ranks_gallery=True,
         export_order=4,
+        coco_files=("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
+        coco_config="CxcCocoConfig",
     ),
     "eccv": BenchmarkEntry(
         "eccv",
@@ -213,6 +233,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         decimals=2,
         ranks_gallery=True,
         export_order=3,
+        coco_files=ECCV_KEYS,
     ),
     "bivlc": BenchmarkEntry(
         "bivlc",
@@ -223,6 +244,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="BiVLC (Miranda et al.): SugarCrepe plus generated hard-negative images",
         decimals=2,
         export_order=5,
+        coco_files=("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS),
+        coco_config="BivlcCocoConfig",
     ),
     "sugarcrepe": BenchmarkEntry(
         "sugarcrepe",
@@ -233,6 +256,8 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
         decimals=2,
         export_order=6,
+        coco_files=tuple(f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS),
+        coco_config="SugarCrepeCocoConfig",
     ),
     "aro": BenchmarkEntry(
         "aro",
@@ -242,6 +267,9 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         truth_in_config=True,
         heading="ARO (Yuksekgonul et al.): relations and attributes swapped, word order perturbed",
         decimals=2,
+        export_order=7,
+        coco_files=(*ARO_VG_KEYS.values(), ARO_IMAGES_KEY),
+        coco_config="AroCocoConfig",
     ),
 }
 

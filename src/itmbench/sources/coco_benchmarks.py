@@ -50,6 +50,13 @@ expected; no record is dropped):
   (instances.sugarcrepe_match, by type, subtype and case- and punctuation-insensitive texts; -1
   when none or several match). Tables: sugarcrepe (without the world's construction columns),
   instances, items. Left out: edits, candidates, stages (generation and annotation records).
+- aro: VG-Relation's and VG-Attribution's JSON lists (`visual_genome_{relation,attribution}.json`: per item
+  `image_path`, the box `bbox_x/y/w/h`, `true_caption`, `false_caption`, and `relation_name` or the two
+  `attributes`) and `vgr_vga_images.zip` (`images/<image_path>`): each item's image cropped to its box as the
+  authors' `__getitem__` does, an added image (PNG; identical crops once), its two captions added texts.
+  Tables: instances, options, items. Left out: candidates (construction) and the Order sets, which no
+  released file holds (the authors draw their perturbations at load time; docs/aro.md says why they are
+  not built on COCO here).
 - retrieval: COCO 5k (Karpathy test): the split's images and the 25,000 captions of
   coco_test_ids.npy, positives = the original pairs (positive_set 'original'). The COCO 1K folds
   are not produced: the retrieval scorer has no fold support.
@@ -79,11 +86,6 @@ IMAGE_COLUMNS = ("image_id", "file_name", "coco_split", "split", "path")
 CAPTION_COLUMNS = ("caption_id", "sentid", "image_id", "split", "text")
 KARPATHY_SPLITS = ("train", "restval", "val", "test")
 GALLERY_CAPTIONS = ("coco_test_ids", "split")
-BIVLC_HF_KEYS = ("bivlc_hf_test_0", "bivlc_hf_test_1")
-ECCV_KEYS = (
-    "eccv_coco_test_ids",
-    *(f"eccv_{s}_{d}" for s in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")),
-)
 Tables = dict[str, pd.DataFrame]
 Record = Callable[[int], str]
 

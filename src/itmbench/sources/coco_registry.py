@@ -14,18 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from itmbench.negatives.captions import SUBSETS
-from itmbench.papers.registry import package_part
+from itmbench.papers.registry import BENCHMARKS, package_part
 from itmbench.params import config_from_section
-from itmbench.sources.coco_benchmarks import (
-    BIVLC_HF_KEYS,
-    ECCV_KEYS,
-    CocoItems,
-    NoConfig,
-    Released,
-    Tables,
-    write_extra_items,
-)
+from itmbench.sources.coco_benchmarks import CocoItems, NoConfig, Released, Tables, write_extra_items
 
 
 def _write_module(name: str) -> Callable[[Tables, str | Path], None]:
@@ -46,7 +37,7 @@ class CocoBenchmark:
     name: str  # also the paper package whose `coco` module builds it
     config_name: str | None
     write: Callable[[Tables, str | Path], None]
-    released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build)
+    released_keys: tuple[str, ...]  # the registry keys it reads (the DAG's inputs of its build): its `coco_files`
 
     def _coco(self) -> Any:
         return package_part(self.name, "coco")
@@ -65,26 +56,11 @@ class CocoBenchmark:
         return config_from_section(self.config_class, f"coco_benchmarks.{self.name}", section)
 
 
+# A view of the paper registry: every benchmark that declares the released files of a coco-source build.
 COCO_BENCHMARKS: dict[str, CocoBenchmark] = {
-    "bison": CocoBenchmark("bison", None, _write_module("bison"), ("bison_annotations",)),
-    "mcic": CocoBenchmark("mcic", "McicCocoConfig", _write_module("mcic"), ("mcic_dev", "mcic_test")),
-    "eccv": CocoBenchmark("eccv", None, _write_module("eccv"), ECCV_KEYS),
-    "cxc": CocoBenchmark(
-        "cxc",
-        "CxcCocoConfig",
-        _write_module("cxc"),
-        ("eccv_coco_test_ids", *(f"cxc_{t}_{s}" for t in ("sts", "sis", "sits") for s in ("val", "test"))),
-    ),
-    "bivlc": CocoBenchmark(
-        "bivlc", "BivlcCocoConfig", _write_module("bivlc"), ("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS)
-    ),
-    "retrieval": CocoBenchmark("retrieval", "RetrievalCocoConfig", _write_module("retrieval"), ("eccv_coco_test_ids",)),
-    "sugarcrepe": CocoBenchmark(
-        "sugarcrepe",
-        "SugarCrepeCocoConfig",
-        _write_module("sugarcrepe"),
-        tuple(f"sugarcrepe_{subset}" for subset in SUBSETS),
-    ),
+    name: CocoBenchmark(name, entry.coco_config, _write_module(name), entry.coco_files)
+    for name, entry in BENCHMARKS.items()
+    if entry.coco_files
 }
 
 

@@ -1,7 +1,8 @@
 """The declaration of every released file (released.yaml): URL, md5, record count, benchmark and loader.
 
 A mirror stores the file of URL `scheme://host/path` at `<mirror>/host/path`, so the same
-declaration serves the internet, an air-gapped mirror folder and the DVC data registry.
+declaration serves the internet, an air-gapped mirror folder and the DVC data registry; a URL whose path
+does not name its file (Google Drive's `uc?id=...`) declares its `path` there, `<host>/<folders>/<file>`.
 
 Every loader checks what it read against the declaration: `check_released(path)` verifies the md5
 of a file that lies at a declared place (`<folder>/<host>/<url path>`, the layout of a mirror and of
@@ -50,6 +51,7 @@ _FIELDS = {
     "note",
     "sha256",
     "size_bytes",
+    "path",
 }
 
 
@@ -98,10 +100,13 @@ class ReleasedFile:
     sha256: str | None = None
     size_bytes: int | None = None
     records: int | None = None
+    path: str | None = None  # its place in a mirror where the URL's path does not name the file (a query's id)
 
     @property
     def mirror_path(self) -> PurePosixPath:
-        """Relative path of the file inside a mirror folder: <host>/<url path>."""
+        """Relative path of the file inside a mirror folder: <host>/<url path>, or its declared `path`."""
+        if self.path is not None:
+            return PurePosixPath(self.path)
         parts = urlsplit(self.url)
         return PurePosixPath(parts.netloc) / parts.path.lstrip("/")
 
@@ -129,6 +134,13 @@ def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
     url = entry["url"]
     if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
         raise ValueError(f"{where}: url must be an http(s) URL, got {url!r}")
+    path = entry.get("path")
+    if urlsplit(url).query and path is None:
+        raise ValueError(f"{where}: a URL with a query needs a path (its place in a mirror: <host>/<folders>/<file>)")
+    if path is not None and (
+        not isinstance(path, str) or path.startswith("/") or ".." in PurePosixPath(path).parts or "/" not in path
+    ):
+        raise ValueError(f"{where}: path must be a relative <host>/<folders>/<file> path, got {path!r}")
     md5 = entry.get("md5")
     if md5 is not None and (not isinstance(md5, str) or not _MD5.match(md5)):
         raise ValueError(f"{where}: md5 must be 32 lower-case hex digits or null, got {md5!r}")
@@ -168,6 +180,7 @@ def _parse_entry(entry: Any, index: int, source: str) -> ReleasedFile:
         note=entry.get("note"),
         sha256=sha256,
         size_bytes=size,
+        path=path,
         records=records,
     )
 
@@ -203,7 +216,7 @@ def _packaged_registry() -> dict[str, ReleasedFile]:
 
 _ACTIVE: dict[str, ReleasedFile] | None = None  # the packaged registry with an overlay's entries (use_registry)
 # Fields an overlay must declare as the packaged registry does: a file stays where it is and is read as it is.
-_SAME_FIELDS = ("url", "benchmark", "loader", "args")
+_SAME_FIELDS = ("url", "path", "benchmark", "loader", "args")
 
 
 def _registry() -> dict[str, ReleasedFile]:
@@ -270,7 +283,7 @@ def registry_text(entries: Iterable[ReleasedFile], header: str = "") -> str:
     """The YAML text of a registry (released.yaml's format) holding `entries`, fields in released.yaml's order."""
     import yaml
 
-    order = ("key", "url", "md5", "records", "in_mirror", "benchmark", "loader", "args", "license", "note")
+    order = ("key", "url", "path", "md5", "records", "in_mirror", "benchmark", "loader", "args", "license", "note")
     files = []
     for entry in entries:
         record = {name: getattr(entry, name) for name in order}

@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from itmbench.sources.coco_benchmarks import BIVLC_HF_KEYS, AddedItems, CocoItems, Released, items_table, released_path
+from itmbench.papers.registry import BIVLC_HF_KEYS
+from itmbench.sources.coco_benchmarks import AddedItems, CocoItems, Released, items_table, released_path
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from itmbench.papers.sugarcrepe import canonical
 from itmbench.papers.sugarcrepe.released import read_sugarcrepe_json
 from itmbench.sources.coco_benchmarks import AddedItems, CocoItems, Released, items_table, released_path
 
-RELEASED_KEYS = tuple(f"sugarcrepe_{subset}" for subset in SUBSETS)  # the registry keys of the subset files
+# the registry keys of the subset files in SUBSETS' order: the registry's coco_files (a test checks)
+RELEASED_KEYS = tuple(f"sugarcrepe_{subset}" for subset in SUBSETS)
 
 
 @dataclass(frozen=True)
