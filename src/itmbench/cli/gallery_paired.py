@@ -80,7 +80,7 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
             metrics = [m for m in score.GALLERY_METRICS if m in values[a] and m in values[b]]
             shared = {m: values[m][metrics].dropna(how="all") for m in (a, b)}  # the queries of those metrics
             parts.append(gallery_records(args.name, shared, [(a, b)], metrics, *boot))
-        if hasattr(score, "paired_correlations"):  # CxC's STS / SIS / SITS Spearman from the same samples
+        if hasattr(score, "paired_correlations"):  # a benchmark's own correlations, same samples
             parts.append(score.paired_correlations(frames, pairs, *boot))
     except (KeyError, ValueError) as exc:
         raise InputError(f"--scores: {exc}") from exc
