@@ -24,17 +24,12 @@ KNOWN_PAPER_NAMES: dict[str, str] = {
     "src/itmbench/cli/released.py": "released-paper-tables writes BiVLC's and ECCV's released tables; help texts",
     "src/itmbench/cli/report.py": "paired-tests' --name help lists its benchmarks (kept byte-identical)",
     "src/itmbench/cli/world.py": "build-benchmark's help texts give ECCV's and MCIC's inputs as examples",
-    "Snakefile": "includes workflow/rules/eccv.smk, ECCV's benchmark rules",
     "workflow/rules/coco.smk": "a comment names BiVLC's TROHN fine-tuning",
     "workflow/rules/common.smk": "items, raw inputs and calibration branch on BiVLC, ECCV, CxC, BISON and MCIC",
     "workflow/rules/cross.smk": "MCIC's train split and FFNN rules",
-    "workflow/rules/eccv.smk": "ECCV's benchmark rules (machine annotators)",
     "workflow/rules/negatives.smk": "BiVLC's candidates rule",
-    "workflow/rules/papers.smk": "includes each paper's rules file in an order interleaved with the shared rules",
     "workflow/rules/released.smk": "CxC's and ECCV's released figures and statistics rules",
-    "workflow/rules/score.smk": "BISON's caption-metric baseline rule",
     "workflow/rules/helpers/cross.smk": "MCIC's sweep and FFNN input functions",
-    "workflow/rules/helpers/eccv.smk": "ECCV's benchmark input functions",
     "workflow/rules/helpers/negatives.smk": "BiVLC's generator input functions",
 }
 

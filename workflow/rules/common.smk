@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 from itmbench.models.capabilities import capability
 from itmbench.sources.coco_registry import COCO_BENCHMARKS
-from itmbench.papers.registry import BENCHMARKS
+from itmbench.papers.registry import BENCHMARKS, PAPERS as PAPER_ENTRIES
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
 from itmbench.params import check_config, check_schema, coco_model_specs, load_yaml
@@ -63,6 +63,9 @@ RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items(
 RELEASED_KEYS = sorted({k for keys in STATISTICS_KEYS.values() for k in keys} | set(PAPER_TABLE_KEYS))
 RELEASED_REPORT = bool(MIRROR) and (not REGISTRY or set(RELEASED_KEYS) <= set(load_registry(REGISTRY)))
 
+# The captioning metrics the papers' baselines score (registry Paper.baselines: a params section each, its `metrics`).
+BASELINE_METRICS = [m for p in PAPER_ENTRIES.values() for s in p.baselines for m in config[s]["metrics"]]
+
 
 wildcard_constraints:
     model="|".join(MODELS),
@@ -71,7 +74,7 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
-    caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
+    caption_metric="|".join(BASELINE_METRICS) or "__none__",
 
 
 def section_json(name):
@@ -90,10 +93,6 @@ def get_train_params(wildcards):
 
 def get_score_params(wildcards):
     return section_json("score")
-
-
-def get_bison_caption_metrics_params(wildcards):
-    return section_json("bison_caption_metrics")
 
 
 def spec_json(name):
@@ -317,16 +316,6 @@ def get_statistics_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS[wildcards.paper]]
 
 
-def get_cxc_released_inputs(wildcards):
-    """CxC's six released rating files (its statistics' inputs)."""
-    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
-
-
-def get_eccv_released_inputs(wildcards):
-    """ECCV's six released association files (its statistics' inputs, Figure 3(a)'s)."""
-    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["eccv"]]
-
-
 def get_paper_table_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in PAPER_TABLE_KEYS]
 
@@ -422,4 +411,3 @@ include: "helpers/papers.smk"
 include: "helpers/negatives.smk"
 include: "helpers/cross.smk"
 include: "helpers/index.smk"
-include: "helpers/eccv.smk"

@@ -2,7 +2,7 @@
 
 from itmbench.papers.claims import CLAIM_ORDER
 from itmbench.papers.paired import PAIRED_BENCHMARKS
-from itmbench.papers.registry import PAPERS as PAPER_ENTRIES, baseline_metrics_files
+from itmbench.papers.registry import GALLERY_BENCHMARKS, PAPERS as PAPER_ENTRIES, baseline_metrics_files
 from itmbench.papers.world import PAPER_BENCHMARKS, PAPER_TITLES, world_table_paths
 from itmbench.papers.world_figures import world_figure_paths
 from snakemake.io import report as snakemake_report

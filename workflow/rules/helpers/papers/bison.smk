@@ -1,6 +1,10 @@
 # BISON's input functions: its Tables 2 and 4 and Figures 4, 6, 8, 9 and 14 (rules/papers/bison.smk), its tables'
 # report options.
 
+def get_bison_caption_metrics_params(wildcards):
+    return section_json("bison_caption_metrics")
+
+
 def bison_section_json(*keys):
     """Some keys of params.yaml bison as canonical JSON (a job reruns only when the keys it reads change)."""
     return json.dumps({k: config["bison"][k] for k in keys}, sort_keys=True)

@@ -80,3 +80,8 @@ def flag_cxc(path, subcategory):
 
 
 REPORT_TABLE_OPTIONS["cxc"] = lambda: {"ablations": cxc_ablation_models()}  # the appendix's Table 3
+
+
+def get_cxc_released_inputs(wildcards):
+    """CxC's six released rating files (its statistics' inputs)."""
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
