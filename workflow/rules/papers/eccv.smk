@@ -220,3 +220,50 @@ if SOURCE == "world":
         shell:
             "itmbench eccv-table2 --bench {params.bench_dir} --config {params.config:q} {params.score} "
             "--source {params.source} --out-csv {output.csv} > {log} 2>&1"
+
+
+# ECCV Figure 3(a) from the released association files: the eccv files' queries by their number of positives under
+# each set (eccv, cxc, original), the numbers and their drawing (the world's: rules eccv_positives_per_query and
+# eccv_figure, above).
+rule released_eccv_figure3_data:
+    input:
+        get_eccv_released_inputs,
+    output:
+        csv=flag_paper("results/released/tables/eccv/figure3.csv", "eccv", "tables"),
+        md="results/released/tables/eccv/figure3.md",
+        tex="results/released/tables/eccv/figure3.tex",
+    params:
+        raw=RAW,
+    threads: 1
+    resources:
+        mem_mb=2000,
+    log:
+        "logs/released/eccv_figure3_data.log",
+    benchmark:
+        "benchmarks/rules/released/eccv_figure3_data.tsv"
+    conda:
+        PAPER_ENV
+    shell:
+        "itmbench eccv-positives-per-query --raw {params.raw} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule released_eccv_figure3:
+    input:
+        data=rules.released_eccv_figure3_data.output.csv,
+    output:
+        png=flag_paper("results/released/figures/eccv/figure3.png", "eccv", "figures"),
+        pdf="results/released/figures/eccv/figure3.pdf",
+    params:
+        dpi=config["report"]["dpi"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/released/eccv_figure3.log",
+    benchmark:
+        "benchmarks/rules/released/eccv_figure3.tsv"
+    conda:
+        PAPER_ENV
+    shell:
+        "itmbench eccv-figure --figure figure3 --data {input.data} --source released --dpi {params.dpi} "
+        "--out-png {output.png} > {log} 2>&1"

@@ -18,3 +18,20 @@ def get_mcic_build_inputs(wildcards):  # MCIC's train split: the same build, its
 
 def get_mcic_build_input_flags(wildcards):
     return bench_build_input_flags("mcic")
+
+
+MCIC_SWEEP_OF = {"table4": "sizes", "table5": "lambda_gen"}  # MCIC's tables and the sweeps (mcic_sweeps) they show
+
+
+def get_mcic_sweep_features(wildcards):
+    """A sweep's features: its upstream model's embeddings of the train and the evaluated splits (as the FFNN's)."""
+    upstream = config.get("mcic_sweeps", {}).get(wildcards.mcic_sweep, {}).get("upstream", "clip")
+    if upstream not in MODEL_SPECS or capability(MODEL_SPECS[upstream]["family"]).cross:
+        raise ValueError(f"params.yaml mcic_sweeps.{wildcards.mcic_sweep}.upstream: {upstream!r}; expected a model that gives embeddings")
+    return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
+
+
+def get_mcic_train_params(wildcards):
+    """MCIC's section with its splits replaced by the train split: Algorithm 1's decoys for the FFNN's training."""
+    split = config["cross_scorers"]["mcic_train_split"]
+    return json.dumps({**config["mcic"], "splits": {split: split}}, sort_keys=True)
