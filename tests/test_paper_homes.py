@@ -24,10 +24,7 @@ KNOWN_PAPER_NAMES: dict[str, str] = {
     "src/itmbench/cli/released.py": "released-paper-tables writes BiVLC's and ECCV's released tables; help texts",
     "src/itmbench/cli/report.py": "paired-tests' --name help lists its benchmarks (kept byte-identical)",
     "src/itmbench/cli/world.py": "build-benchmark's help texts give ECCV's and MCIC's inputs as examples",
-    "workflow/rules/common.smk": "items, raw inputs and calibration branch on BiVLC, ECCV, CxC, BISON and MCIC",
-    "workflow/rules/negatives.smk": "BiVLC's candidates rule",
     "workflow/rules/released.smk": "released_paper_tables' outputs, BiVLC's and ECCV's tables (as released.py's)",
-    "workflow/rules/helpers/negatives.smk": "BiVLC's generator input functions",
 }
 
 

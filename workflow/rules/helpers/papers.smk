@@ -28,8 +28,13 @@ def get_report_rows(paper):
     return json.dumps(config["report"]["rows"].get(paper, {}), sort_keys=True)
 
 
-# paper -> the report options its tables read (a function of none; a paper's helpers/papers/<paper>.smk adds its own)
+# A paper's own part in the shared rules, each a function of none that its helpers/papers/<paper>.smk adds: by paper,
+# the report options its tables read; by benchmark, the params its build reads (default: its params section), the
+# files its build reads beyond the world and the files its report shows beyond its tables.
 REPORT_TABLE_OPTIONS = {}
+BUILD_SECTIONS = {}
+BUILD_EXTRA_INPUTS = {}
+REPORT_EXTRA_INPUTS = {}
 
 
 def get_report_table_options(paper):
