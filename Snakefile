@@ -19,7 +19,6 @@ if SOURCE == "world":
     include: "workflow/rules/models.smk"
     include: "workflow/rules/negatives.smk"
     include: "workflow/rules/cross.smk"
-    include: "workflow/rules/eccv.smk"
 
 else:
 

@@ -1,5 +1,5 @@
 # The real source (`--config source=coco`): COCO images and captions, the five released benchmarks, pretrained
-# open_clip models, TROHN hard negatives (an LLM's captions, SDXL-DPO images) and BiVLC's TROHN fine-tuning.
+# open_clip models, TROHN hard negatives (an LLM's captions, SDXL-DPO images) and the TROHN fine-tunes.
 # Everything from embedding on is the shared rules of score.smk and report.smk. Every external file is fetched
 # by `fetch_released` (released.smk) through DVC, from its URL or the mirror.
 

@@ -8,10 +8,11 @@ from snakemake.utils import validate
 
 from itmbench.models.capabilities import capability
 from itmbench.sources.coco_registry import COCO_BENCHMARKS
-from itmbench.papers.registry import BENCHMARKS
+from itmbench.papers.registry import BENCHMARKS, PAPERS as PAPER_ENTRIES
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
 from itmbench.params import check_config, check_schema, coco_model_specs, load_yaml
+from itmbench.world.calibration import CALIBRATION_BENCHES, CALIBRATION_RELEASED
 
 
 # Snakemake's `configfile:` keeps the last of a repeated key: read each config file again, refusing them.
@@ -57,11 +58,14 @@ MIRROR = config.get("mirror") or ""
 REGISTRY = config.get("registry") or ""
 STATISTICS_PAPERS = sorted(STATISTICS_KEYS)
 RELEASED_PATHS = {str(rf.mirror_path): key for key, rf in load_registry().items()}
-# The released source's report (papers' released results: statistics, paper tables, CxC's figures) joins the
+# The released source's report (papers' released results: statistics, paper tables, figures) joins the
 # run when a mirror holds its files: any mirror of the real files, but not a release whose registry overlay
 # declares only some of them (`itmbench export-release` writes the world's benchmarks, not the papers' results).
 RELEASED_KEYS = sorted({k for keys in STATISTICS_KEYS.values() for k in keys} | set(PAPER_TABLE_KEYS))
 RELEASED_REPORT = bool(MIRROR) and (not REGISTRY or set(RELEASED_KEYS) <= set(load_registry(REGISTRY)))
+
+# The captioning metrics the papers' baselines score (registry Paper.baselines: a params section each, its `metrics`).
+BASELINE_METRICS = [m for p in PAPER_ENTRIES.values() for s in p.baselines for m in config[s]["metrics"]]
 
 
 wildcard_constraints:
@@ -71,7 +75,7 @@ wildcard_constraints:
     added="|".join(ADDING_BENCHMARKS) if ADDING_BENCHMARKS else "__none__",
     paper="|".join(STATISTICS_PAPERS),
     released_path="|".join(re.escape(p) for p in RELEASED_PATHS),
-    caption_metric="|".join(config["bison_caption_metrics"]["metrics"]) or "__none__",
+    caption_metric="|".join(BASELINE_METRICS) or "__none__",
 
 
 def section_json(name):
@@ -90,10 +94,6 @@ def get_train_params(wildcards):
 
 def get_score_params(wildcards):
     return section_json("score")
-
-
-def get_bison_caption_metrics_params(wildcards):
-    return section_json("bison_caption_metrics")
 
 
 def spec_json(name):
@@ -187,7 +187,7 @@ def get_train_embed_flag(wildcards, output):
 
 
 def get_added_items_dir(wildcards, input):
-    """The folder of new items a benchmark added (BiVLC's generated images and edited captions)."""
+    """The folder of new items a benchmark added (registry `adds_items`: generated images and edited captions)."""
     return os.path.join(os.path.dirname(input.bench), "extra_items")
 
 
@@ -200,19 +200,20 @@ def get_bench_embeddings(wildcards):
 
 
 def get_bench_params(wildcards):
-    if wildcards.bench == "bivlc":
-        return json.dumps(bivlc_build_section(), sort_keys=True)
+    """The params a benchmark's build reads: its paper's BUILD_SECTIONS, else its params section."""
+    if wildcards.bench in BUILD_SECTIONS:
+        return json.dumps(BUILD_SECTIONS[wildcards.bench](), sort_keys=True)
     return section_json(wildcards.bench)
 
 
 def get_bench_deps(wildcards):
-    """The items file of each benchmark this one builds on (ECCV unions CxC's positives)."""
+    """The items file of each benchmark this one builds on (registry `depends_on`)."""
     return [f"{DATA}/{dep}/items.parquet" for dep in BENCHMARKS[wildcards.bench].depends_on]
 
 
 def get_bench_dep_flags(wildcards):
     """The build's flags for what it reads besides the world: `--dep` for each benchmark it builds on, `--input`
-    for each file an earlier step chose for it (MCIC's PV point). One parameter, so that adding the second kind
+    for each file an earlier step chose for it (registry `inputs`). One parameter, so that adding the second kind
     left build_benchmark's shell as it was: a changed shell reruns every benchmark's build, and all after it."""
     deps = [f"--dep {dep}={DATA}/{dep}" for dep in BENCHMARKS[wildcards.bench].depends_on]
     return " ".join(deps + [get_bench_input_flags(wildcards)]).strip()
@@ -317,16 +318,6 @@ def get_statistics_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS[wildcards.paper]]
 
 
-def get_cxc_released_inputs(wildcards):
-    """CxC's six released rating files (its statistics' inputs)."""
-    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["cxc"]]
-
-
-def get_eccv_released_inputs(wildcards):
-    """ECCV's six released association files (its statistics' inputs, Figure 3(a)'s)."""
-    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["eccv"]]
-
-
 def get_paper_table_inputs(wildcards):
     return [str(raw_path(key, RAW)) for key in PAPER_TABLE_KEYS]
 
@@ -342,17 +333,8 @@ def get_all_targets(wildcards):
     return ["reports/index.html", f"{RESULTS}/tables/claims/claims.md", *calibration]
 
 
-# The world's calibration reads these benchmarks' tables and, with a mirror, these released files.
-CALIBRATION_BENCHES = ("bison", "cxc", "mcic")
-CALIBRATION_RELEASED = (
-    "mcic_dev",
-    "mcic_test",
-    "eccv_original_image_to_caption",
-    "eccv_original_caption_to_image",
-    "eccv_eccv_caption_to_image",
-    "eccv_eccv_image_to_caption",
-    *(f"cxc_{task}_{split}" for task in ("sts", "sis", "sits") for split in ("val", "test")),
-)
+# The world's calibration reads its benchmarks' tables and, with a mirror, its released files (itmbench.world.calibration's
+# CALIBRATION_BENCHES and CALIBRATION_RELEASED).
 
 
 def get_calibration_benches(wildcards):
@@ -402,7 +384,7 @@ def get_metrics_root(wildcards, input):
 
 def get_released_root(wildcards, output):
     """results/released, from the tables the rule writes."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(output.bivlc[0])))
+    return os.path.dirname(os.path.dirname(os.path.dirname(output.claims[0])))
 
 
 def get_model_kinds():
@@ -422,4 +404,3 @@ include: "helpers/papers.smk"
 include: "helpers/negatives.smk"
 include: "helpers/cross.smk"
 include: "helpers/index.smk"
-include: "helpers/eccv.smk"

@@ -1,35 +1,6 @@
-# Models that are not dual encoders: cross scorers (the captioner, MCIC's FFNN) score the pairs each
+# Models that are not dual encoders: cross scorers (the captioner, the option scorers) score the pairs each
 # benchmark lists; the same per-instance tables and metrics follow. The unimodal baselines (bag of
 # words, pixel features) are embedding models and go through models.smk and score.smk.
-
-
-rule mcic_train_split:
-    input:
-        images=rules.world.output.images,
-        image_table=rules.world.output.image_table,
-        captions=rules.world.output.captions,
-        scenes=rules.world.output.scenes,
-        inputs=get_mcic_build_inputs,
-    output:
-        f"{DATA}/mcic_train/items.parquet",
-    params:
-        world=get_world_params,
-        config=get_mcic_train_params,
-        inputs=get_mcic_build_input_flags,
-        items_dir=dir_of_input("images"),
-        out=dir_of_output(0),
-    threads: 1
-    resources:
-        mem_mb=4000,
-    log:
-        "logs/benchmarks/mcic_train.log",
-    benchmark:
-        "benchmarks/rules/benchmarks/mcic_train.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench build-benchmark --name mcic --items {params.items_dir} --world {params.world:q} "
-        "--config {params.config:q} {params.inputs} --out {params.out} > {log} 2>&1"
 
 
 rule embed_train_split:
@@ -57,33 +28,6 @@ rule embed_train_split:
     shell:
         "itmbench embed --model {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
         "--items {params.items_dir} --splits train --out {output} --threads {threads} > {log} 2>&1"
-
-
-rule train_ffnn:
-    input:
-        train_bench=rules.mcic_train_split.output[0],
-        dev_bench=f"{DATA}/mcic/items.parquet",
-        features=get_ffnn_features,
-    output:
-        model=f"{RESULTS}/models/{{ffnn}}/model.pt",
-        history=f"{RESULTS}/models/{{ffnn}}/history.json",
-    params:
-        spec=get_ffnn_spec,
-        train_dir=dir_of_input("train_bench"),
-        dev_dir=dir_of_input("dev_bench"),
-    threads: MODEL_THREADS
-    resources:
-        mem_mb=2000,
-    log:
-        "logs/train/{ffnn}.log",
-    benchmark:
-        "benchmarks/rules/train/{ffnn}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench train-ffnn --model {wildcards.ffnn} --spec {params.spec:q} --train-bench {params.train_dir} "
-        "--dev-bench {params.dev_dir} --features {input.features} --out {output.model} --history {output.history} "
-        "--threads {threads} > {log} 2>&1"
 
 
 rule score_pairs:
@@ -146,5 +90,4 @@ rule score_benchmark_pairs:
         "--config {params.score:q} --threads {threads} > {log} 2>&1"
 
 
-ruleorder: train_ffnn > train
 ruleorder: score_benchmark_pairs > score_benchmark

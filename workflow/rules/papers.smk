@@ -57,13 +57,6 @@ for _paper in WORLD_PAPERS:
             "--kinds {params.kinds:q} --dpi {params.dpi} --out-dir {params.out} > {log} 2>&1"
 
 
-# Each paper's own rules beyond the shared ones here: workflow/rules/papers/<paper>.smk, included in this order.
-include: "papers/cxc.smk"
-
-
-include: "papers/mcic.smk"
-
-
 rule claims_paper:
     input:
         metrics=get_bench_metrics,
@@ -93,7 +86,7 @@ rule claims_paper:
 
 
 # Paired tests of model pairs over the same instances of each accuracy benchmark with pairs (report.<bench>_paired):
-# one rule per benchmark (bivlc_paired, bison_paired, mcic_paired, sugarcrepe_paired), from its per-instance scores.
+# one rule per benchmark (<bench>_paired), from its per-instance scores.
 for _bench in PAIRED_BENCHMARKS:
     if not paired_pairs(_bench):
         continue
@@ -125,16 +118,10 @@ for _bench in PAIRED_BENCHMARKS:
             "--out-csv {output.csv} > {log} 2>&1"
 
 
-include: "papers/bivlc.smk"
-
-
-include: "papers/bison.smk"
-
-
-# ECCV's and CxC's model pairs (report.eccv_paired, report.cxc_paired) compared over the same queries: a paired
-# bootstrap of the difference of their per-query metrics; ECCV's ranking correlations with intervals over queries.
-# From the per-query score files (never re-scored); the claims read both.
-_GALLERY_PAIRED = [b for b in ("eccv", "cxc") if gallery_paired_pairs(b)]
+# The model pairs of each paper's gallery benchmark (registry `ranks_gallery`; report.<bench>_paired) compared over
+# the same queries: a paired bootstrap of the difference of their per-query metrics, from the per-query score files
+# (never re-scored); the claims read it.
+_GALLERY_PAIRED = [b for b in sorted(GALLERY_BENCHMARKS & set(PAPER_ENTRIES)) if gallery_paired_pairs(b)]
 if _GALLERY_PAIRED:
 
     rule gallery_paired:
@@ -163,4 +150,9 @@ if _GALLERY_PAIRED:
             "--out-csv {output.csv} > {log} 2>&1"
 
 
-include: "papers/eccv.smk"
+# Each paper's own rules beyond the shared ones here: workflow/rules/papers/<paper>.smk, for each registered paper
+# that has one, in the registry's order.
+for _paper in PAPER_ENTRIES:
+    if os.path.exists(os.path.join(RULES_DIR, "papers", f"{_paper}.smk")):
+
+        include: f"papers/{_paper}.smk"

@@ -80,29 +80,3 @@ rule score_benchmark:
         "itmbench score-benchmark --name {wildcards.bench} --bench {params.bench_dir} --embeddings {input.embeddings} "
         "--out {output.scores} --metrics {output.metrics} --model {wildcards.model} --config {params.score:q} "
         "--threads {threads} > {log} 2>&1"
-
-
-rule bison_caption_metric:
-    input:
-        bench=f"{DATA}/bison/items.parquet",
-        captions=f"{DATA}/items/captions.parquet",
-    output:
-        scores=f"{RESULTS}/scores/bison_caption_metrics/{{caption_metric}}.parquet",
-        metrics=f"{RESULTS}/metrics/bison_caption_metrics/{{caption_metric}}.json",
-    params:
-        bench_dir=dir_of_input("bench"),
-        config=get_bison_caption_metrics_params,
-        score=get_score_params,
-    threads: 1
-    resources:
-        mem_mb=3000,  # METEOR's Java runs with -Xmx2G
-    log:
-        "logs/score/bison_caption_metrics/{caption_metric}.log",
-    benchmark:
-        "benchmarks/rules/score/bison_caption_metrics/{caption_metric}.tsv"
-    conda:
-        ENV
-    shell:
-        "itmbench bison-caption-metric --metric {wildcards.caption_metric} --bench {params.bench_dir} "
-        "--captions {input.captions} --config {params.config:q} --score {params.score:q} "
-        "--out {output.scores} --metrics {output.metrics} > {log} 2>&1"

@@ -30,10 +30,8 @@ STAGES = (
     "models",
     "score",
     "report",
-    "paper_figures",
-    "mcic_sweeps",
+    "papers",  # each paper's own commands, through the registry (itmbench.papers.<paper>.commands)
     "gallery_paired",
-    "bison",
     "released",
     "share",
     "predictions",

@@ -16,6 +16,10 @@ from collections.abc import Callable, Collection
 
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 
+# Whose numbers a paper's figure or table shows (its title): the released files, or a run's source.
+FIGURE_SOURCES = ("released", "world", "coco")
+FIGURE_SOURCE_LABELS = {"released": "released files", "world": "world", "coco": "coco source"}
+
 
 def _number(text: str, kind: type) -> float | int:
     try:

@@ -57,7 +57,7 @@ def cmd_needed_items(args: argparse.Namespace) -> None:
 
 
 def cmd_caption_negatives(args: argparse.Namespace) -> None:
-    """TROHN-Text: one LLM negative per (train caption, SugarCrepe subtype) of one shard, template-filtered."""
+    """TROHN-Text: one LLM negative per (train caption, edit subtype) of one shard, template-filtered."""
 
     from itmbench.io import write_parquet
     from itmbench.negatives.llm_captions import LLMConfig, build_text_generation_pipeline, generate_negatives
@@ -145,7 +145,7 @@ def _cuda() -> bool:
 
 
 def cmd_coco_finetune(args: argparse.Namespace) -> None:
-    """Fine-tune a pretrained open_clip model on COCO by BiVLC's recipe (CLIP_COCO, TROHN-Text, TROHN-Img)."""
+    """Fine-tune a pretrained open_clip model on COCO by the TROHN recipe (CLIP_COCO, TROHN-Text, TROHN-Img)."""
     import torch
 
     from itmbench.models.registry import pick_device

@@ -1,10 +1,10 @@
-"""`itmbench gallery-paired`, `eccv-rank-tau`: paired tests over the same queries of the gallery benchmarks.
+"""`itmbench gallery-paired`: paired tests over the same queries of the gallery benchmarks.
 
-`gallery-paired` compares model pairs on ECCV Caption or CxC by a paired bootstrap over queries of the difference
-of their per-query metrics (`itmbench.papers.paired.gallery_records`); `eccv-rank-tau` gives ECCV's ranking
-correlations (Table 5's Kendall tau-b) and their differences, with bootstrap intervals over queries
-(`itmbench.papers.eccv.rank_tau`). Both read the per-query score files of `itmbench score-benchmark`; the claims
-read their CSVs (results/<source>/tables/<paper>/paired.csv, rank_tau.csv).
+`gallery-paired` compares model pairs on a papers' benchmark that ranks whole galleries (the registry's
+`ranks_gallery`) by a paired bootstrap over queries of the difference of their per-query metrics
+(`itmbench.papers.paired.gallery_records`), from the per-query score files of `itmbench score-benchmark`; the
+claims read its CSV (results/<source>/tables/<paper>/paired.csv). `read_scores` and `query_values` read those
+files for a paper's own commands too (its ranking correlations over the same queries).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ log = logging.getLogger("itmbench")
 GALLERY_BENCHMARKS = tuple(sorted(set(REGISTERED_GALLERIES) & set(PAPERS)))
 
 
-def _read_scores(scores: dict[str, str]) -> dict:
+def read_scores(scores: dict[str, str]) -> dict:
     """Each model's scores table of `itmbench score-benchmark`, a missing file an InputError naming it."""
     from itmbench.errors import InputError
     from itmbench.reading import read_parquet_file
@@ -38,7 +38,7 @@ def _read_scores(scores: dict[str, str]) -> dict:
     return out
 
 
-def _query_values(name: str, frames: dict) -> dict:
+def query_values(name: str, frames: dict) -> dict:
     """Each model's per-query metrics (its score module's `query_values`), a bad table an InputError naming it."""
     from itmbench.errors import InputError
     from itmbench.papers.registry import benchmark
@@ -70,8 +70,8 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
             f"--pair names {unscored} without --scores MODEL=PATH; expected the scores of every paired model"
         )
     config = score_section(args.config)
-    frames = _read_scores(scores)
-    values = _query_values(args.name, frames)
+    frames = read_scores(scores)
+    values = query_values(args.name, frames)
     score = benchmark(args.name).part("score")
     boot = (config["n_boot"], config["seed"], config["confidence"])
     parts = []
@@ -80,7 +80,7 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
             metrics = [m for m in score.GALLERY_METRICS if m in values[a] and m in values[b]]
             shared = {m: values[m][metrics].dropna(how="all") for m in (a, b)}  # the queries of those metrics
             parts.append(gallery_records(args.name, shared, [(a, b)], metrics, *boot))
-        if hasattr(score, "paired_correlations"):  # CxC's STS / SIS / SITS Spearman from the same samples
+        if hasattr(score, "paired_correlations"):  # a benchmark's own correlations, same samples
             parts.append(score.paired_correlations(frames, pairs, *boot))
     except (KeyError, ValueError) as exc:
         raise InputError(f"--scores: {exc}") from exc
@@ -94,25 +94,6 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
     log.info("%s: %d paired comparisons -> %s", args.name, len(records), prefix)
 
 
-def cmd_eccv_rank_tau(args: argparse.Namespace) -> None:
-    """ECCV's Kendall tau-b between metric rankings and their differences, with bootstrap intervals over queries."""
-    from itmbench.errors import InputError
-    from itmbench.io import output_set
-    from itmbench.papers.eccv.rank_tau import rank_tau_table, write_rank_tau
-
-    config = score_section(args.config)
-    values = _query_values("eccv", _read_scores(dict(args.scores)))
-    try:
-        table = rank_tau_table(values, n_boot=config["n_boot"], seed=config["seed"], confidence=config["confidence"])
-    except ValueError as exc:
-        raise InputError(f"--scores: {exc}") from exc
-    prefix = Path(args.out_csv).with_suffix("")
-    title = "ECCV Caption: Kendall tau-b between metric rankings, bootstrap intervals over queries"
-    with output_set(files=[prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]):  # together or not at all
-        write_rank_tau(table, prefix, title)
-    log.info("eccv: %d ranking correlations -> %s", len(table), args.out_csv)
-
-
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("gallery-paired", cmd_gallery_paired, "paired bootstrap over queries of model pairs on ECCV or CxC")
@@ -123,9 +104,3 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--pair", type=name_value("MODEL"), action="append", required=True, help="A=B: compare A with B")
     sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
-    sp = add("eccv-rank-tau", cmd_eccv_rank_tau, "ECCV's ranking correlations with bootstrap intervals over queries")
-    sp.add_argument(
-        "--scores", type=name_value("PATH"), action="append", required=True, help="MODEL=PATH: per-query scores"
-    )
-    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `score` section as JSON")
-    sp.add_argument("--out-csv", required=True)

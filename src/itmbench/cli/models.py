@@ -1,4 +1,4 @@
-"""`itmbench train`, `embed`, `train-ffnn`: training the baselines and embedding each item once per model."""
+"""`itmbench train`, `embed`: training the baselines and embedding each item once per model."""
 
 from __future__ import annotations
 
@@ -82,24 +82,6 @@ def cmd_embed(args: argparse.Namespace) -> None:
     _write_embedded(args.out, emb, spec.name)
 
 
-def cmd_train_ffnn(args: argparse.Namespace) -> None:
-    """Train an MCIC option scorer (the FFNN, or a linear baseline) on the MCIC train split over an upstream model's
-    embeddings: the spec's family picks the trainer (`OPTION_TRAINERS`)."""
-    from itmbench.models.registry import option_trainer
-    from itmbench.models.spec import model_spec
-    from itmbench.papers.mcic import canonical as mcic
-    from itmbench.scoring.embed import EmbeddingCache
-
-    set_threads(args.threads)
-    spec = model_spec(args.model, args.spec)
-    train = mcic.read(args.train_bench)["examples"]
-    dev = mcic.read(args.dev_bench)["examples"]
-    dev = dev[dev["split"] == args.dev_split]
-    train_option = option_trainer(spec)
-    summary = train_option(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
-    log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
-
-
 def cmd_make_small_models(args: argparse.Namespace) -> None:
     """The COCO source's small stand-in models (open_clip, causal LM, SDXL), seeded, for `coco-small.yaml`."""
     from itmbench.models.small import make_small_models
@@ -138,16 +120,6 @@ def add_commands(add, sub) -> None:
         default="1",
         help="N or 'all': split item batches across N CUDA devices, else N CPU shards",
     )
-    sp = add("train-ffnn", cmd_train_ffnn, "train an MCIC option scorer (the FFNN, or a linear baseline)")
-    sp.add_argument("--model", required=True)
-    sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
-    sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")
-    sp.add_argument("--dev-bench", required=True, help="the MCIC folder with the dev split (epoch selection)")
-    sp.add_argument("--dev-split", default="dev")
-    sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + dev)")
-    sp.add_argument("--out", required=True)
-    sp.add_argument("--history", required=True)
-    sp.add_argument("--threads", type=positive_int, default=1)
     sp = add(
         "make-small-models",
         cmd_make_small_models,

@@ -1,5 +1,5 @@
 """Tables, figures and reports: `itmbench table-benchmark`, `world-paper-tables`,
-`world-paper-figures`, `trohn-text-table`, `paired-tests`, `claims`, `notebook`, `index`."""
+`world-paper-figures`, `paired-tests`, `claims`, `notebook`, `index`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itmbench.cli._args import (
-    add_confidence,
     choice_values,
     json_arg,
     name_value,
@@ -142,17 +141,6 @@ def cmd_world_paper_figures(args: argparse.Namespace) -> None:
     log.info("%s: %d world figure files -> %s", args.paper, len(paths), args.out_dir)
 
 
-def cmd_trohn_text_table(args: argparse.Namespace) -> None:
-    """BiVLC Table 6 (TROHN-Text statistics) from TROHN-Text trainers' summaries, beside the printed counts."""
-    from itmbench.io import output_set
-    from itmbench.papers.bivlc.tables import write_trohn_text_table
-
-    prefix = Path(args.out_csv).with_suffix("")
-    with output_set(files=[prefix.with_suffix(s) for s in (".csv", ".md", ".tex")]):  # together or not at all
-        paths = write_trohn_text_table(args.histories, prefix, args.confidence)
-    log.info("TROHN-Text statistics of %d model(s) -> %s", len(args.histories), ", ".join(map(str, paths)))
-
-
 def cmd_paired_tests(args: argparse.Namespace) -> None:
     """Paired tests (exact McNemar, paired bootstrap) of model pairs over the same instances of one benchmark."""
     from itmbench.errors import InputError
@@ -235,10 +223,6 @@ def add_commands(add, sub) -> None:
         sp.add_argument("--out-dir", required=True)
     sub.choices["world-paper-tables"].add_argument("--options", type=json_arg, default={}, help="report options")
     sub.choices["world-paper-figures"].add_argument("--dpi", type=positive_int, default=150)
-    sp = add("trohn-text-table", cmd_trohn_text_table, "BiVLC Table 6: TROHN-Text statistics vs published")
-    sp.add_argument("histories", nargs="+", help="history.json of each TROHN-Text (negclip) model")
-    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
-    add_confidence(sp, "of the shares' Wilson intervals")
     sp = add("notebook", cmd_notebook, "execute a notebook and render HTML")
     sp.add_argument("--notebook", required=True)
     sp.add_argument("--parameters", type=json_arg, default={})

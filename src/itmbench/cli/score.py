@@ -17,7 +17,6 @@ from itmbench.cli._args import (
     set_threads,
     shortlist_of,
 )
-from itmbench.metrics.captioning import METRICS as CAPTION_METRICS
 from itmbench.papers.registry import BENCHMARKS
 
 log = logging.getLogger("itmbench")
@@ -128,37 +127,6 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     )
 
 
-def cmd_bison_caption_metric(args: argparse.Namespace) -> None:
-    """BISON section 6: one captioning metric as a BISON scorer, its per-instance predictions and accuracy."""
-    from itmbench.io import output_set, write_json, write_parquet
-    from itmbench.papers.bison import canonical
-    from itmbench.papers.bison.caption_metrics import CAPTION_COLUMNS, caption_metric_summary, score_caption_metric
-    from itmbench.papers.bison.config import BisonCaptionMetricsConfig
-    from itmbench.params import make_config, validated_section
-    from itmbench.reading import read_parquet_checked
-
-    cfg = make_config(
-        BisonCaptionMetricsConfig,
-        validated_section("bison_caption_metrics", args.config, "bison_caption_metrics params (--config)"),
-    )
-    score_cfg = score_section(args.score)
-    captions = read_parquet_checked(args.captions, CAPTION_COLUMNS, "the items' captions.parquet")
-    tables = canonical.read(args.bench)
-    predictions = score_caption_metric(tables["annotations"], captions, args.metric, cfg, source=args.captions)
-    summary = caption_metric_summary(
-        predictions,
-        args.metric,
-        cfg,
-        n_boot=score_cfg["n_boot"],
-        seed=score_cfg["seed"],
-        confidence=score_cfg["confidence"],
-    )
-    with output_set(files=[args.out, args.metrics]):  # together or not at all
-        write_parquet(args.out, predictions)
-        write_json(args.metrics, summary)
-    log.info("bison %s: %.2f%% of %d", args.metric, summary["metrics"]["bison"]["value"], len(predictions))
-
-
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("score-benchmark", cmd_score_benchmark, "per-instance scores of a model on a benchmark")
@@ -171,18 +139,6 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--threads", type=positive_int, default=1)
     add_shortlist(sp)
     add_metrics_out(sp)
-    sp = add(
-        "bison-caption-metric",
-        cmd_bison_caption_metric,
-        "BISON section 6: a captioning metric (pycocoevalcap) as a BISON scorer",
-    )
-    sp.add_argument("--metric", required=True, choices=list(CAPTION_METRICS))
-    sp.add_argument("--bench", required=True, help="the BISON benchmark's folder (build-benchmark)")
-    sp.add_argument("--captions", required=True, help="the source's items/captions.parquet")
-    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `bison_caption_metrics` as JSON")
-    sp.add_argument("--score", type=json_arg, required=True, help="params.yaml `score` section as JSON")
-    sp.add_argument("--out", required=True, help="per-instance predictions (parquet)")
-    sp.add_argument("--metrics", required=True, help="BISON accuracy with its interval (JSON)")
     sp = add("metrics-benchmark", cmd_metrics_benchmark, "a benchmark's metrics with intervals")
     sp.add_argument("--name", required=True, choices=sorted(BENCHMARKS))
     sp.add_argument("--scores", required=True)

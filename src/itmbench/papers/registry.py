@@ -313,6 +313,9 @@ class Paper:
     # rule: results/<source>/metrics/<section>/<name>.json for each name of the section's `metrics`, read
     # by the paper's world tables
     baselines: tuple[str, ...] = ()
+    # its package has a `commands` module whose `add_commands(add, sub)` registers its own `itmbench` subcommands
+    # (its figures' and tables' computing and drawing, its sweeps): the CLI lists them through the registry
+    commands: bool = False
 
     @property
     def has_statistics(self) -> bool:
@@ -322,6 +325,11 @@ class Paper:
     def part(self, name: str) -> ModuleType:
         """A part of the paper's package (``itmbench.papers.<paper>.<name>``), imported on first use."""
         return package_part(self.name, name)
+
+    def add_commands(self, add, sub) -> None:
+        """Register its own subcommands (its `commands` part's `add_commands`; none when it has none)."""
+        if self.commands:
+            self.part("commands").add_commands(add, sub)
 
 
 PAPERS: dict[str, Paper] = {
@@ -337,6 +345,7 @@ PAPERS: dict[str, Paper] = {
         data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
         claims_order=5,
         prediction_formats=("bison",),
+        commands=True,
     ),
     "mcic": Paper(
         "mcic",
@@ -348,6 +357,7 @@ PAPERS: dict[str, Paper] = {
         table_keys=("mcic_dev", "mcic_test"),
         data_tables=("pv_search", "lambda_search", "table4", "table5", "paired"),
         claims_order=4,
+        commands=True,
     ),
     "eccv": Paper(
         "eccv",
@@ -362,6 +372,7 @@ PAPERS: dict[str, Paper] = {
         data_figures=("figure3", "figure5", "figureE2", "figureE3"),
         data_tables=("figure3", "tableA1", "tableB2", "tableE1", "figureE2", "figureE3", "figure5"),
         claims_order=2,
+        commands=True,
     ),
     "bivlc": Paper(
         "bivlc",
@@ -383,6 +394,7 @@ PAPERS: dict[str, Paper] = {
         data_tables=("paired", "figure4"),  # model pairs tested over the same instances (report.bivlc_paired)
         claims_order=1,
         prediction_formats=("bivlc",),
+        commands=True,
     ),
     "cxc": Paper(
         "cxc",
@@ -400,6 +412,7 @@ PAPERS: dict[str, Paper] = {
         data_figures=("figure3", "figure4", "figure5", "appendix_figure2"),
         data_tables=("table1", "figure5"),
         claims_order=3,
+        commands=True,
     ),
     # SugarCrepe's statistics (Table 1 of BiVLC) are BiVLC's: papers/bivlc/statistics.py reads its files
     "sugarcrepe": Paper(

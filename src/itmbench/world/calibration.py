@@ -36,6 +36,18 @@ N_MCIC_OPTIONS = 5
 # BISON's construction counts (supplementary) (also `papers.bison.build.PUBLISHED_STAGE_COUNTS`).
 BISON_STAGES = {"image pairs": 67_564, "query triples": 61_861, "verified triples": 54_253}
 BISON_SOURCE = "BISON supplementary, Statistics of Data Collection Process (67,564 pairs; 61,861; 54,253)"
+# What the calibration reads: these benchmarks' tables (`world_statistics`) and, with a mirror, these released files
+# (`coco_statistics`): the inputs of the workflow's rule world_calibration.
+CALIBRATION_BENCHES = ("bison", "cxc", "mcic")
+CALIBRATION_RELEASED = (
+    "mcic_dev",
+    "mcic_test",
+    "eccv_original_image_to_caption",
+    "eccv_original_caption_to_image",
+    "eccv_eccv_caption_to_image",
+    "eccv_eccv_image_to_caption",
+    *(f"cxc_{task}_{split}" for task in ("sts", "sis", "sits") for split in ("val", "test")),
+)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-# Input functions of the models that are not image-text dual encoders (workflow/rules/cross.smk): the captioner, MCIC's FFNN, unimodal baselines.
+# Input functions of the models that are not image-text dual encoders (workflow/rules/cross.smk): the captioner, the option scorers, unimodal baselines.
 # What each model can score (itmbench.models.capabilities) decides which (model, benchmark) jobs exist;
 # a cell that is not scored appears in the tables with its reason.
 import shlex
@@ -121,7 +121,7 @@ def get_features_flag(wildcards, input):
 
 
 def get_extra_items_flag(wildcards, input):
-    """The folder of items a benchmark added (BiVLC), which the cross scorer reads beside the world's."""
+    """The folder of items a benchmark added (registry `adds_items`), which the cross scorer reads beside the world's."""
     if wildcards.pairbench in ADDING_BENCHMARKS:
         return f"--extra-items {os.path.join(os.path.dirname(input.bench), 'extra_items')}"
     return ""
@@ -131,20 +131,3 @@ def get_ffnn_features(wildcards):
     """The FFNN's training features: its upstream model's embeddings of the train and the evaluated splits."""
     upstream = MODEL_SPECS[wildcards.ffnn]["upstream"]
     return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
-
-
-MCIC_SWEEP_OF = {"table4": "sizes", "table5": "lambda_gen"}  # MCIC's tables and the sweeps (mcic_sweeps) they show
-
-
-def get_mcic_sweep_features(wildcards):
-    """A sweep's features: its upstream model's embeddings of the train and the evaluated splits (as the FFNN's)."""
-    upstream = config.get("mcic_sweeps", {}).get(wildcards.mcic_sweep, {}).get("upstream", "clip")
-    if upstream not in MODEL_SPECS or capability(MODEL_SPECS[upstream]["family"]).cross:
-        raise ValueError(f"params.yaml mcic_sweeps.{wildcards.mcic_sweep}.upstream: {upstream!r}; expected a model that gives embeddings")
-    return [f"{RESULTS}/embeddings/{upstream}/train.npz", f"{RESULTS}/embeddings/{upstream}/items.npz"]
-
-
-def get_mcic_train_params(wildcards):
-    """MCIC's section with its splits replaced by the train split: Algorithm 1's decoys for the FFNN's training."""
-    split = config["cross_scorers"]["mcic_train_split"]
-    return json.dumps({**config["mcic"], "splits": {split: split}}, sort_keys=True)

@@ -1,46 +1,12 @@
-# Input functions of the negative generators (workflow/rules/negatives.smk) and the trainings they feed.
-from itmbench.papers.bivlc.build import DIFFUSION_ONLY_KEYS, NOT_GENERATION_KEYS
+# Input functions of the negative generators (workflow/rules/negatives.smk) and the trainings they feed; a
+# benchmark's own uses of them (its candidates, filter rates, build section) are its paper's helpers'.
 
-BIVLC_GENERATOR = config["bivlc"]["generator"]
 GENERATOR_MODELS = f"{RESULTS}/models"
-BIVLC_CANDIDATES = f"{DATA}/bivlc_candidates"
-FILTER_RATES = f"{RESULTS}/tables/bivlc/generators"
-FILTER_SAMPLE = f"{RESULTS}/generators/bivlc"
-NEGATIVES_FIGURE = f"{RESULTS}/figures/bivlc/generated_negatives.png"
-
-
-def bivlc_build_section():
-    """The bivlc section a build reads: without the diffusion keys under render, with the candidates folder else."""
-    section = dict(config["bivlc"])
-    if BIVLC_GENERATOR == "render":
-        for key in DIFFUSION_ONLY_KEYS:
-            section.pop(key, None)
-    else:
-        section["candidates"] = BIVLC_CANDIDATES
-    return section
 
 
 def get_bench_generated(wildcards):
-    """The pregenerated candidate images a BiVLC build reads (only when its generator is not the renderer)."""
-    if wildcards.bench == "bivlc" and BIVLC_GENERATOR != "render":
-        return [f"{BIVLC_CANDIDATES}/candidates.parquet", f"{BIVLC_CANDIDATES}/images.npy"]
-    return []
-
-
-def get_bivlc_generation_params(wildcards):
-    """The bivlc keys generation reads (not the annotators', the renderer's or the final ids'): they alone rerun it."""
-    section = {k: v for k, v in config["bivlc"].items() if k not in NOT_GENERATION_KEYS}
-    return json.dumps(section, sort_keys=True)
-
-
-def get_filter_rate_params(wildcards):
-    """Both generators' and both filters' keys of bivlc, and the sample (in_report only changes the report's inputs)."""
-    section = {k: v for k, v in config["bivlc"].items() if k != "candidates"}
-    return json.dumps(section, sort_keys=True)
-
-
-def get_filter_rate_sample(wildcards):
-    return json.dumps({k: v for k, v in config["filter_rates"].items() if k != "in_report"}, sort_keys=True)
+    """The files a benchmark's build reads beyond the world (its paper's BUILD_EXTRA_INPUTS: pregenerated candidates)."""
+    return BUILD_EXTRA_INPUTS[wildcards.bench]() if wildcards.bench in BUILD_EXTRA_INPUTS else []
 
 
 def get_diffusion_params(wildcards):
@@ -54,21 +20,9 @@ def get_recognizer_params(wildcards):
     return json.dumps(section, sort_keys=True)
 
 
-def generators_in_report():
-    """The BiVLC report shows both generators' filter rates with diffusion (its models exist) or when asked."""
-    return BIVLC_GENERATOR != "render" or config["filter_rates"]["in_report"]
-
-
-def get_generator_targets():
-    """The `generators` target: the filter-rate table of both generators and the grid of their negatives."""
-    return [f"{FILTER_RATES}.md", NEGATIVES_FIGURE]
-
-
 def get_bench_report_generators(wildcards):
-    """The generator files a benchmark's report shows (BiVLC's, when generators_in_report)."""
-    if wildcards.bench == "bivlc" and generators_in_report():
-        return get_generator_targets()
-    return []
+    """The generator files a benchmark's report shows (its paper's REPORT_EXTRA_INPUTS)."""
+    return REPORT_EXTRA_INPUTS[wildcards.bench]() if wildcards.bench in REPORT_EXTRA_INPUTS else []
 
 
 def get_init_checkpoint(wildcards):

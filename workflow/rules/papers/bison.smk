@@ -1,5 +1,33 @@
 # BISON's rules beyond its tables and headline figure (included by rules/papers.smk).
 
+# BISON's section 6: each captioning metric of bison_caption_metrics a BISON scorer (a baseline of the registry,
+# Paper.baselines), read by its world tables and Figure 8.
+rule bison_caption_metric:
+    input:
+        bench=f"{DATA}/bison/items.parquet",
+        captions=f"{DATA}/items/captions.parquet",
+    output:
+        scores=f"{RESULTS}/scores/bison_caption_metrics/{{caption_metric}}.parquet",
+        metrics=f"{RESULTS}/metrics/bison_caption_metrics/{{caption_metric}}.json",
+    params:
+        bench_dir=dir_of_input("bench"),
+        config=get_bison_caption_metrics_params,
+        score=get_score_params,
+    threads: 1
+    resources:
+        mem_mb=3000,  # METEOR's Java runs with -Xmx2G
+    log:
+        "logs/score/bison_caption_metrics/{caption_metric}.log",
+    benchmark:
+        "benchmarks/rules/score/bison_caption_metrics/{caption_metric}.tsv"
+    conda:
+        PAPER_ENV
+    shell:
+        "itmbench bison-caption-metric --metric {wildcards.caption_metric} --bench {params.bench_dir} "
+        "--captions {input.captions} --config {params.config:q} --score {params.score:q} "
+        "--out {output.scores} --metrics {output.metrics} > {log} 2>&1"
+
+
 # BISON's Table 2 and the numbers of its Figures 6, 9 and 14 come from its queries, the captions, the models'
 # embeddings and (Figure 9) each model's scores of the perturbed queries, Figure 8's from each captioner's generated
 # captions and BISON scores, not from metrics: one rule computes each figure's numbers (a table), another draws it.

@@ -118,3 +118,55 @@ rule cxc_figure:
     shell:
         "itmbench cxc-figure --figure {wildcards.cxc_figure} --data {input.data} {params.points} "
         "--source {params.source} --config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"
+
+
+# CxC's Figures 3 and 4 from the released rating files (each pair's mean rating), the numbers and their drawing.
+rule released_cxc_figure_data:
+    input:
+        get_cxc_released_inputs,
+    output:
+        csv=flag_cxc("results/released/tables/cxc/{cxc_data_figure}.csv", "tables"),
+        md="results/released/tables/cxc/{cxc_data_figure}.md",
+        tex="results/released/tables/cxc/{cxc_data_figure}.tex",
+    wildcard_constraints:
+        cxc_data_figure="figure3|figure4",  # the released files hold each pair's mean rating, not each rater's
+    params:
+        raw=RAW,
+        config=get_cxc_figure_data_config,
+    threads: 1
+    resources:
+        mem_mb=3000,
+    log:
+        "logs/released/cxc_{cxc_data_figure}_data.log",
+    benchmark:
+        "benchmarks/rules/released/cxc_{cxc_data_figure}_data.tsv"
+    conda:
+        PAPER_ENV
+    shell:
+        "itmbench cxc-figure-data --figure {wildcards.cxc_data_figure} --raw {params.raw} "
+        "--config {params.config:q} --out-csv {output.csv} > {log} 2>&1"
+
+
+rule released_cxc_figure:
+    input:
+        data=rules.released_cxc_figure_data.output.csv,
+    output:
+        png=flag_cxc("results/released/figures/cxc/{cxc_data_figure}.png", "figures"),
+        pdf="results/released/figures/cxc/{cxc_data_figure}.pdf",
+    wildcard_constraints:
+        cxc_data_figure="figure3|figure4",
+    params:
+        config=get_cxc_released_figure_config,
+        dpi=config["report"]["dpi"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+    log:
+        "logs/released/cxc_{cxc_data_figure}.log",
+    benchmark:
+        "benchmarks/rules/released/cxc_{cxc_data_figure}.tsv"
+    conda:
+        PAPER_ENV
+    shell:
+        "itmbench cxc-figure --figure {wildcards.cxc_data_figure} --data {input.data} --source released "
+        "--config {params.config:q} --dpi {params.dpi} --out-png {output.png} > {log} 2>&1"

@@ -111,3 +111,64 @@ if SOURCE == "world":
         shell:
             "itmbench mcic-sweep-table --sweep {params.sweep} --data {input} "
             "--confidence {params.confidence} --out-csv {output.csv} > {log} 2>&1"
+
+
+# MCIC's train split (Algorithm 1's decoys, the same build on the train split) and the option scorers trained on it
+# (params `models`, families ffnn and linear_option), which score MCIC as cross scorers.
+if SOURCE == "world":
+
+    rule mcic_train_split:
+        input:
+            images=rules.world.output.images,
+            image_table=rules.world.output.image_table,
+            captions=rules.world.output.captions,
+            scenes=rules.world.output.scenes,
+            inputs=get_mcic_build_inputs,
+        output:
+            f"{DATA}/mcic_train/items.parquet",
+        params:
+            world=get_world_params,
+            config=get_mcic_train_params,
+            inputs=get_mcic_build_input_flags,
+            items_dir=dir_of_input("images"),
+            out=dir_of_output(0),
+        threads: 1
+        resources:
+            mem_mb=4000,
+        log:
+            "logs/benchmarks/mcic_train.log",
+        benchmark:
+            "benchmarks/rules/benchmarks/mcic_train.tsv"
+        conda:
+            PAPER_ENV
+        shell:
+            "itmbench build-benchmark --name mcic --items {params.items_dir} --world {params.world:q} "
+            "--config {params.config:q} {params.inputs} --out {params.out} > {log} 2>&1"
+
+    rule train_ffnn:
+        input:
+            train_bench=rules.mcic_train_split.output[0],
+            dev_bench=f"{DATA}/mcic/items.parquet",
+            features=get_ffnn_features,
+        output:
+            model=f"{RESULTS}/models/{{ffnn}}/model.pt",
+            history=f"{RESULTS}/models/{{ffnn}}/history.json",
+        params:
+            spec=get_ffnn_spec,
+            train_dir=dir_of_input("train_bench"),
+            dev_dir=dir_of_input("dev_bench"),
+        threads: MODEL_THREADS
+        resources:
+            mem_mb=2000,
+        log:
+            "logs/train/{ffnn}.log",
+        benchmark:
+            "benchmarks/rules/train/{ffnn}.tsv"
+        conda:
+            PAPER_ENV
+        shell:
+            "itmbench train-ffnn --model {wildcards.ffnn} --spec {params.spec:q} --train-bench {params.train_dir} "
+            "--dev-bench {params.dev_dir} --features {input.features} --out {output.model} --history {output.history} "
+            "--threads {threads} > {log} 2>&1"
+
+    ruleorder: train_ffnn > train

@@ -14,7 +14,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from itmbench.cli._args import add_confidence, json_arg, name_value, positive_int, set_threads
+from itmbench.cli._args import add_confidence, json_arg, name_value, positive_int, score_section, set_threads
+from itmbench.metrics.captioning import METRICS as CAPTION_METRICS
 
 log = logging.getLogger("itmbench")
 
@@ -312,7 +313,6 @@ def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
 def cmd_bison_figure4_data(args: argparse.Namespace) -> None:
     """BISON Figure 4's numbers: the correctness and detailedness of each captioner's generated captions, the
     world's truth as the raters, by normalised captioning score (the scores bison-figure8-data wrote)."""
-    from itmbench.cli._args import score_section
     from itmbench.errors import InputError
     from itmbench.io import output_set
     from itmbench.metrics.captioning import METRIC_NAMES, NOT_POSSIBLE
@@ -374,7 +374,6 @@ def _captioner_inputs(args: argparse.Namespace, partner: str) -> tuple:
     """What BISON's Table 4 and Figure 8 read first: the `bison` section, the caption metrics (a list), the score
     section, each captioner's generated captions as (path, frame) paired with its `--<partner>` file, and the
     split's reference captions."""
-    from itmbench.cli._args import score_section
     from itmbench.errors import InputError
     from itmbench.papers.bison import captioning, queries
     from itmbench.params import validated_section
@@ -433,6 +432,37 @@ def _common(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split, seed) as JSON")
     add_confidence(sp)
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+
+
+def cmd_bison_caption_metric(args: argparse.Namespace) -> None:
+    """BISON section 6: one captioning metric as a BISON scorer, its per-instance predictions and accuracy."""
+    from itmbench.io import output_set, write_json, write_parquet
+    from itmbench.papers.bison import canonical
+    from itmbench.papers.bison.caption_metrics import CAPTION_COLUMNS, caption_metric_summary, score_caption_metric
+    from itmbench.papers.bison.config import BisonCaptionMetricsConfig
+    from itmbench.params import make_config, validated_section
+    from itmbench.reading import read_parquet_checked
+
+    cfg = make_config(
+        BisonCaptionMetricsConfig,
+        validated_section("bison_caption_metrics", args.config, "bison_caption_metrics params (--config)"),
+    )
+    score_cfg = score_section(args.score)
+    captions = read_parquet_checked(args.captions, CAPTION_COLUMNS, "the items' captions.parquet")
+    tables = canonical.read(args.bench)
+    predictions = score_caption_metric(tables["annotations"], captions, args.metric, cfg, source=args.captions)
+    summary = caption_metric_summary(
+        predictions,
+        args.metric,
+        cfg,
+        n_boot=score_cfg["n_boot"],
+        seed=score_cfg["seed"],
+        confidence=score_cfg["confidence"],
+    )
+    with output_set(files=[args.out, args.metrics]):  # together or not at all
+        write_parquet(args.out, predictions)
+        write_json(args.metrics, summary)
+    log.info("bison %s: %.2f%% of %d", args.metric, summary["metrics"]["bison"]["value"], len(predictions))
 
 
 def add_commands(add, sub) -> None:
@@ -498,3 +528,15 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
     sp.add_argument("--dpi", type=positive_int, default=150)
     sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
+    sp = add(
+        "bison-caption-metric",
+        cmd_bison_caption_metric,
+        "BISON section 6: a captioning metric (pycocoevalcap) as a BISON scorer",
+    )
+    sp.add_argument("--metric", required=True, choices=list(CAPTION_METRICS))
+    sp.add_argument("--bench", required=True, help="the BISON benchmark's folder (build-benchmark)")
+    sp.add_argument("--captions", required=True, help="the source's items/captions.parquet")
+    sp.add_argument("--config", type=json_arg, required=True, help="params.yaml `bison_caption_metrics` as JSON")
+    sp.add_argument("--score", type=json_arg, required=True, help="params.yaml `score` section as JSON")
+    sp.add_argument("--out", required=True, help="per-instance predictions (parquet)")
+    sp.add_argument("--metrics", required=True, help="BISON accuracy with its interval (JSON)")

@@ -120,6 +120,46 @@ def cmd_mcic_optimize_pv(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_mcic_lambda_search(args: argparse.Namespace) -> None:
+    """MCIC's OPTIMIZE-SCORE: the wmgs-rank of each lambda of the grid and the chosen one, from the world's build."""
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.papers.mcic import canonical
+    from itmbench.papers.mcic.tables import LAMBDA_SEARCH_TITLE, lambda_search_long
+    from itmbench.report.tables import write_table
+
+    path = Path(args.bench) / "lambda_search.parquet"
+    if not path.exists():
+        raise InputError(f"{path}: missing; expected the lambda search of an MCIC benchmark built in the world")
+    search = canonical.read(args.bench)["lambda_search"]
+    if int(search["chosen"].sum()) != 1:
+        raise InputError(f"{path}: {int(search['chosen'].sum())} rows marked chosen; expected exactly one")
+    long = lambda_search_long(search, args.confidence)
+    title = f"{LAMBDA_SEARCH_TITLE}; wmgs-rank interval: {100 * args.confidence:g}% normal over captions"
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="lambda", decimals=2)
+    chosen = float(search.loc[search["chosen"], "lambda"].iloc[0])
+    log.info("mcic lambda search: %d grid points, chosen lambda %g -> %s", len(search), chosen, args.out_csv)
+
+
+def cmd_train_ffnn(args: argparse.Namespace) -> None:
+    """Train an MCIC option scorer (the FFNN, or a linear baseline) on the MCIC train split over an upstream model's
+    embeddings: the spec's family picks the trainer (`OPTION_TRAINERS`)."""
+    from itmbench.models.registry import option_trainer
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.mcic import canonical as mcic
+    from itmbench.scoring.embed import EmbeddingCache
+
+    set_threads(args.threads)
+    spec = model_spec(args.model, args.spec)
+    train = mcic.read(args.train_bench)["examples"]
+    dev = mcic.read(args.dev_bench)["examples"]
+    dev = dev[dev["split"] == args.dev_split]
+    train_option = option_trainer(spec)
+    summary = train_option(spec, train, dev, EmbeddingCache(args.features), args.out, args.history)
+    log.info("trained %s: best epoch %s, dev accuracy %s", spec.name, summary["best_epoch"], summary["dev_accuracy"])
+
+
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
     sp = add("mcic-sweep", cmd_mcic_sweep, "MCIC Table 4 or 5: train a sweep's variants, one long CSV")
@@ -145,3 +185,17 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--data", required=True, help="the sweep's CSV (mcic-sweep --out)")
     add_confidence(sp)
     sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("mcic-lambda-search", cmd_mcic_lambda_search, "MCIC's OPTIMIZE-SCORE: wmgs-rank per lambda, as a table")
+    sp.add_argument("--bench", required=True, help="the world's MCIC benchmark folder (data/world/mcic)")
+    add_confidence(sp, "interval level of the wmgs-rank")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
+    sp = add("train-ffnn", cmd_train_ffnn, "train an MCIC option scorer (the FFNN, or a linear baseline)")
+    sp.add_argument("--model", required=True)
+    sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
+    sp.add_argument("--train-bench", required=True, help="the MCIC folder built on the train split")
+    sp.add_argument("--dev-bench", required=True, help="the MCIC folder with the dev split (epoch selection)")
+    sp.add_argument("--dev-split", default="dev")
+    sp.add_argument("--features", nargs="+", required=True, help="the upstream model's cache files (train + dev)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--history", required=True)
+    sp.add_argument("--threads", type=positive_int, default=1)

@@ -96,3 +96,25 @@ def get_eccv_report_params(wildcards):
 def get_eccv_annotator_name_flags(wildcards):
     """--annotator NAME of Table B.2's command: the names in the build's annotations table, in order."""
     return " ".join(f"--annotator {a}" for a in eccv_annotator_names())
+
+
+# ECCV Caption's input functions: its ranking correlations (rules/papers/eccv.smk).
+
+def eccv_rank_tau_models():
+    """The models ECCV's ranking correlations rank: its image-text models (kind 'contrastive', as Table 5's)."""
+    kinds = json.loads(get_model_kinds())
+    scored = scored_models("eccv") if "eccv" in PAIR_BENCHMARKS else []
+    return [m for m in scored if kinds.get(m) == "contrastive"]
+
+
+def get_eccv_rank_tau_scores(wildcards):
+    return {m: f"{RESULTS}/scores/eccv/{m}.parquet" for m in eccv_rank_tau_models()}
+
+
+def get_eccv_rank_tau_flags(wildcards, input):
+    return " ".join(f"--scores {m}={path}" for m, path in input.items())
+
+
+def get_eccv_released_inputs(wildcards):
+    """ECCV's six released association files (its statistics' inputs, Figure 3(a)'s)."""
+    return [str(raw_path(key, RAW)) for key in STATISTICS_KEYS["eccv"]]
