@@ -189,3 +189,28 @@ def test_released_table_reads_the_registry() -> None:
     assert len(rows) == sum(f.benchmark == "cxc" for f in declared.values())
     with pytest.raises(KeyError, match="nosuch"):
         snippets.render("released keys=nosuch", REPO)
+
+
+def test_the_shape_check_passes_other_numbers_and_fails_on_new_names(tmp_path: Path) -> None:
+    """snippets.shape_problems, as tests/workflow/test_e2e.py applies it to the tiny run: numbers may differ, a
+    file, a key or a column the run writes and the page does not know may not."""
+    run = tmp_path / "run"
+    (run / "results/world/tables").mkdir(parents=True)
+    (run / "results/world/tables/t.md").write_text("**T (95%)**\n\n| model | R@1 |\n|---|---|\n| clip | 3.1 |\n")
+    (run / "results/world/m.json").write_text('{"metrics": {"r1": 12.5, "name": "clip"}}')
+    table = "\n**T (90%)**\n\n| model | R@1 |\n|---|---|\n| clip | 9.9 |\n| vse | 1.0 |\n"
+
+    def problems(spec: str, content: str) -> list[str]:
+        page = f"<!-- snippet: {spec} -->{content}<!-- /snippet -->"
+        (snippet,) = snippets.find_snippets(page, tmp_path / "page.md")
+        return snippets.shape_problems(snippet, REPO, run)
+
+    assert problems("file results/world/tables/t.md", table) == []
+    assert problems("json results/world/m.json metrics.r1", "40.0") == []
+    (run / "results/world/tables/t.md").write_text("| model | R@1 | R@5 |\n|---|---|---|\n| clip | 3.1 | 9 |\n")
+    assert "columns ['R@5'] are written by the run" in problems("file results/world/tables/t.md", table)[0]
+    assert "is not written by the run" in problems("file results/world/tables/gone.md", table)[0]
+    assert "no key 'metrics.r10'" in problems("json results/world/m.json metrics.r10", "40.0")[0]
+    assert "the run writes 'clip'" in problems("json results/world/m.json metrics.name", "40.0")[0]
+    with pytest.raises(snippets.MissingOutput):
+        problems("param world.n_test", "5")

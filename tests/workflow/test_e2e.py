@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, TINY, copy_workflow, failure, planned_jobs, snakemake
+from workflow_helpers import REPO, TINY, copy_workflow, docs_shape_problems, failure, planned_jobs, snakemake
 
 from itmbench.papers.claims import CLAIM_ORDER
 from itmbench.papers.coverage import is_released_path, load_coverage
@@ -232,6 +232,22 @@ def test_the_run_ran_its_jobs_in_one_worker_and_stopped_it(tiny_world_run):
     started = re.search(r"itmbench worker (\d+): serving (\S+)", (tiny_world_run / "logs/worker.log").read_text())
     pid, socket_path = int(started.group(1)), Path(started.group(2))
     assert not Path(f"/proc/{pid}").exists() and not socket_path.parent.exists()
+
+
+# Outputs the docs show that named targets write, not the default run: checked where a test runs that target.
+ELSEWHERE = {"results/world/tables/bivlc/generators.md": "tests/workflow/test_generators_dag.py"}
+
+
+@pytest.mark.slow
+def test_every_world_output_the_docs_show_has_the_shape_the_run_writes(tiny_world_run):
+    """docs/README.md, "Numbers in the docs": a snippet of a world output, skipped by tests/test_docs.py where no
+    default run exists, is checked against this run: its file written, its JSON key resolving, no column of the
+    run's table absent from the page (issue 35)."""
+    checked, problems = docs_shape_problems(
+        tiny_world_run, lambda p: p.startswith("results/world/") and p not in ELSEWHERE
+    )
+    assert len(checked) >= 40, checked
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow

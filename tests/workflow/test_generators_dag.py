@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from workflow_helpers import REPO, copy_workflow, failure, planned_jobs, snakemake
+from workflow_helpers import REPO, copy_workflow, docs_shape_problems, failure, planned_jobs, snakemake
 
 from itmbench.cli import main
 from itmbench.negatives.diffusion import DiffusionGenerator
@@ -110,6 +110,13 @@ def test_filter_rate_table_shows_both_generators(run_dir):
         assert (run_dir / f"results/world/tables/bivlc/generators.{ext}").stat().st_size > 0
     png = (run_dir / "results/world/figures/bivlc/generated_negatives.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_the_generators_table_the_docs_show_has_the_shape_this_run_writes(run_dir):
+    """docs/bivlc.md shows the default world's generators table: this run's has its file and columns."""
+    checked, problems = docs_shape_problems(run_dir, lambda p: p == "results/world/tables/bivlc/generators.md")
+    assert checked and not problems, "\n".join(problems)
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -109,3 +110,19 @@ def stage_counts(coco) -> dict:
         "images_per_caption": images.groupby("id").size().to_dict(),
         "histories": histories,
     }
+
+
+def docs_shape_problems(run: Path, wanted: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """(the specs checked, their problems): each docs snippet of an output path `wanted` selects, checked against
+    `run` by `snippets.shape_problems` (docs/README.md, "Numbers in the docs"), the world's model names masked."""
+    from itmbench.report import snippets
+
+    names = yaml.safe_load((REPO / "params.yaml").read_text())["models"]
+    checked, problems = [], []
+    for page in snippets.doc_files(REPO):
+        for s in snippets.find_snippets(page.read_text(), page):
+            kind, *rest = s.spec.split()
+            if kind in ("file", "json") and wanted(rest[0]):
+                checked.append(s.spec)
+                problems += snippets.shape_problems(s, REPO, run, names)
+    return checked, problems

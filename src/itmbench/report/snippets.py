@@ -381,6 +381,50 @@ def unchecked_numbers(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
+def _header_cells(text: str, names: Iterable[str] = ()) -> set[str]:
+    """The column names of every Markdown table of a text (its first row), free-standing numbers masked (R@1 kept)
+    and each of `names` (the models: which one a claim's column names is a result) as `<name>`."""
+    name = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b")
+        if names
+        else None
+    )
+    cells: set[str] = set()
+    previous = ""
+    for line in text.split("\n"):
+        if line.startswith("|") and not previous.startswith("|"):
+            for cell in line.strip().strip("|").split("|"):
+                cell = NUMBER.sub("#", cell.strip())
+                cells.add(name.sub("<name>", cell) if name else cell)
+        previous = line
+    return cells
+
+
+def shape_problems(snippet: Snippet, root: Path, outputs: Path, names: Iterable[str] = ()) -> list[str]:
+    """How an output-backed snippet's page content no longer has the shape of what the pipeline writes now, read
+    from another run at `outputs` (the tests' tiny run): its file absent there, a JSON key that does not resolve
+    or is no longer a number where the page shows one, a table column that run writes and the page lacks (`names`,
+    the models, masked in column names: which model a column names is a result). The numbers may differ (another
+    world); names may not. Raises MissingOutput for a snippet of no pipeline output."""
+    kind, pos, _ = _args(snippet.spec)
+    if kind not in ("file", "json") or Path(pos[0]).parts[0] not in OUTPUT_DIRS:
+        raise MissingOutput(f"{snippet.spec}: not an output-backed snippet")
+    where = f"{snippet.path.name}:{snippet.line}: {snippet.spec}"
+    if not (outputs / pos[0]).exists():
+        return [f"{where}: {pos[0]} is not written by the run at {outputs}"]
+    try:
+        rendered = render(snippet.spec, root, outputs)
+    except (KeyError, ValueError) as e:
+        return [f"{where}: does not render from the run at {outputs}: {e}"]
+    if kind == "json":
+        shown_number = NUMBER.fullmatch(snippet.content.strip()) is not None
+        if shown_number != (NUMBER.fullmatch(rendered.strip()) is not None):
+            return [f"{where}: the page shows {snippet.content.strip()!r}, the run writes {rendered.strip()!r}"]
+        return []
+    new = sorted(_header_cells(rendered, names) - _header_cells(snippet.content, names))
+    return [f"{where}: columns {new} are written by the run at {outputs} and absent from the page"] if new else []
+
+
 def doc_files(root: Path) -> list[Path]:
     """README.md and every Markdown page under docs/."""
     return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
