@@ -19,12 +19,7 @@ SRC = REPO / "src" / "itmbench"
 # Shared files that still name a paper today, and why: work for later. Delete an entry when its file names no paper
 # (test_known_paper_names_are_still_there says when); never add one for new code.
 KNOWN_PAPER_NAMES: dict[str, str] = {
-    "src/itmbench/cli/gallery_paired.py": "gallery-paired's help text names its two benchmarks (kept byte-identical)",
     "src/itmbench/cli/predictions.py": "score-predictions' BISON-only options (--annotations, --bison-missing)",
-    "src/itmbench/cli/released.py": "released-paper-tables writes BiVLC's and ECCV's released tables; help texts",
-    "src/itmbench/cli/report.py": "paired-tests' --name help lists its benchmarks (kept byte-identical)",
-    "src/itmbench/cli/world.py": "build-benchmark's help texts give ECCV's and MCIC's inputs as examples",
-    "workflow/rules/released.smk": "released_paper_tables' outputs, BiVLC's and ECCV's tables (as released.py's)",
 }
 
 

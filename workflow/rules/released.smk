@@ -50,13 +50,7 @@ rule released_paper_tables:
     input:
         get_paper_table_inputs,
     output:
-        bivlc=expand(
-            "results/released/tables/bivlc/{stem}_released.{ext}",
-            stem=("table2", "table3", "table4", "table5", "section5_3", "paired"),
-            ext=("csv", "md", "tex"),
-        ),
-        eccv=expand("results/released/tables/eccv/{stem}.{ext}", stem=("table5", "section41"), ext=("csv", "md", "tex")),
-        figure=expand("results/released/figures/bivlc/gpt4v_sugarcrepe.{ext}", ext=("png", "pdf")),
+        papers=[f"results/released/{path}" for paper in PAPER_ENTRIES.values() for path in paper.released_outputs],
         claims=expand("results/released/tables/claims/claims.{ext}", ext=("csv", "md")),
     params:
         raw=RAW,

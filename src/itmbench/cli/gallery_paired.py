@@ -96,7 +96,9 @@ def cmd_gallery_paired(args: argparse.Namespace) -> None:
 
 def add_commands(add, sub) -> None:
     """Register this stage's subcommands (`add(name, func, help)` returns the subparser)."""
-    sp = add("gallery-paired", cmd_gallery_paired, "paired bootstrap over queries of model pairs on ECCV or CxC")
+    sp = add(
+        "gallery-paired", cmd_gallery_paired, "paired bootstrap over queries of model pairs on a gallery benchmark"
+    )
     sp.add_argument("--name", required=True, choices=GALLERY_BENCHMARKS, help="the gallery benchmark")
     sp.add_argument(
         "--scores", type=name_value("PATH"), action="append", required=True, help="MODEL=PATH: per-query scores"

@@ -41,29 +41,21 @@ def cmd_released_statistics(args: argparse.Namespace) -> None:
 
 
 def cmd_released_paper_tables(args: argparse.Namespace) -> None:
-    """The paper tables, figure and claims that follow from released files, beside the published values."""
+    """The paper tables, figure and claims that follow from released files, beside the published values: each
+    paper's own (its package's `released_tables`, the registry's `released_outputs`), then the claims."""
+    import pandas as pd
+
     from itmbench.io import output_set
-    from itmbench.papers.bivlc.figures import gpt4v_figure_data, plot_gpt4v_accuracy
-    from itmbench.papers.bivlc.tables import load_released_paired, write_released_tables
     from itmbench.papers.claims import claims_table, published_results, released_results, write_claims_table
-    from itmbench.papers.eccv.preference import write_section41
-    from itmbench.papers.eccv.tables import write_table5_comparison
-    from itmbench.papers.paired import write_paired_table
     from itmbench.sources.fetch import PAPER_TABLE_KEYS
     from itmbench.sources.released import check_released_files
 
     check_released_files(PAPER_TABLE_KEYS, args.raw)  # every input present with its md5 before any output
     out = Path(args.out_dir)
     with output_set(folders=[out]):  # its tables, figure and claims together, or none when anything fails
-        gpt4v = gpt4v_figure_data(args.raw)  # GPT-4V's SugarCrepe accuracy: a row of Section 5.3 and the figure
-        write_released_tables(args.raw, out / "tables" / "bivlc", gpt4v=gpt4v)
-        write_table5_comparison(out / "tables" / "eccv" / "table5")
-        write_section41(out / "tables" / "eccv" / "section41")  # Bradley-Terry refitted from Table D.1
-        title = "BiVLC: CLIP_TROHN-Img vs CLIP_COCO over the same instances of their released per-instance results"
-        write_paired_table(load_released_paired(args.raw), out / "tables" / "bivlc" / "paired_released", title)
-        plot_gpt4v_accuracy(gpt4v, out / "figures" / "bivlc" / "gpt4v_sugarcrepe")
-        import pandas as pd
-
+        for paper in PAPERS.values():
+            if paper.released_outputs:
+                paper.part("released_tables").write(args.raw, out)
         published, released = claims_table(published_results()), claims_table(released_results(args.raw))
         claims = pd.concat([published, released], ignore_index=True)
         title = "Claims on the published and the released numbers"
@@ -110,7 +102,7 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out-dir", required=True)
     add_registry_option(sp)
     sp = add("build-coco-benchmark", cmd_build_coco_benchmark, "a benchmark of the coco source from its released files")
-    sp.add_argument("--name", required=True, help="bison, mcic, eccv, cxc, bivlc or retrieval")
+    sp.add_argument("--name", required=True, help="a benchmark of the coco source (its registry entry's coco_files)")
     sp.add_argument("--raw", required=True, help="folder of fetched files in the mirror layout (data/raw)")
     sp.add_argument("--items", required=True, help="the COCO items folder (itmbench coco-items)")
     sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `coco_benchmarks.<name>` as JSON")

@@ -201,7 +201,10 @@ def add_commands(add, sub) -> None:
     )
     sp = add("paired-tests", cmd_paired_tests, "paired tests of model pairs over the same instances")
     sp.add_argument(
-        "--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (bivlc, bison, mcic, sugarcrepe)"
+        "--name",
+        required=True,
+        choices=sorted(BENCHMARKS),
+        help="the benchmark (one whose scores give per-instance outcomes)",
     )
     sp.add_argument(
         "--scores", type=name_value("PATH"), action="append", required=True, help="MODEL=PATH: per-instance scores"

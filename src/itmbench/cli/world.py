@@ -127,14 +127,14 @@ def add_commands(add, sub) -> None:
         action="append",
         type=name_value("NPZ"),
         default=[],
-        help="MODEL=NPZ: a model's embeddings file, whose model proposes candidates (ECCV's machine annotators)",
+        help="MODEL=NPZ: a model's embeddings file, whose model proposes candidates (a build with machine annotators)",
     )
     sp.add_argument(
         "--input",
         action="append",
         type=name_value("JSON"),
         default=[],
-        help="NAME=JSON: a file a rule before the build wrote (MCIC: pv_choice, OPTIMIZE-PV's chosen point)",
+        help="NAME=JSON: a file a rule before the build wrote (its registry entry's inputs, e.g. pv_choice)",
     )
     sp.add_argument("--out", required=True)
     sp = add("audit-benchmark", cmd_audit_benchmark, "audit a world benchmark against the truth")

@@ -313,6 +313,9 @@ class Paper:
     # rule: results/<source>/metrics/<section>/<name>.json for each name of the section's `metrics`, read
     # by the paper's world tables
     baselines: tuple[str, ...] = ()
+    # the files under results/released/ its package's `released_tables.write(raw, out)` writes from the released files
+    # (rule released_paper_tables' outputs, beside the shared claims)
+    released_outputs: tuple[str, ...] = ()
     # its package has a `commands` module whose `add_commands(add, sub)` registers its own `itmbench` subcommands
     # (its figures' and tables' computing and drawing, its sweeps): the CLI lists them through the registry
     commands: bool = False
@@ -373,6 +376,9 @@ PAPERS: dict[str, Paper] = {
         data_tables=("figure3", "tableA1", "tableB2", "tableE1", "figureE2", "figureE3", "figure5"),
         claims_order=2,
         commands=True,
+        released_outputs=tuple(
+            f"tables/eccv/{stem}.{ext}" for stem in ("table5", "section41") for ext in ("csv", "md", "tex")
+        ),
     ),
     "bivlc": Paper(
         "bivlc",
@@ -395,6 +401,14 @@ PAPERS: dict[str, Paper] = {
         claims_order=1,
         prediction_formats=("bivlc",),
         commands=True,
+        released_outputs=(
+            *(
+                f"tables/bivlc/{stem}_released.{ext}"
+                for stem in ("table2", "table3", "table4", "table5", "section5_3", "paired")
+                for ext in ("csv", "md", "tex")
+            ),
+            *(f"figures/bivlc/gpt4v_sugarcrepe.{ext}" for ext in ("png", "pdf")),
+        ),
     ),
     "cxc": Paper(
         "cxc",
