@@ -74,7 +74,10 @@ def _section_pairs():
 def test_the_package_reads_the_workflow_schema():
     """One file: the package's schema is the workflow's (a link), whatever the install."""
     assert params.SCHEMA_FILE.resolve() == (REPO / "workflow" / "schemas" / "params.schema.yaml").resolve()
-    assert params.schema() == yaml.safe_load((REPO / "workflow" / "schemas" / "params.schema.yaml").read_text())
+    assert params.schema() == params.with_params_defaults(  # with params.yaml's defaults (test_params_defaults)
+        yaml.safe_load((REPO / "workflow" / "schemas" / "params.schema.yaml").read_text()),
+        yaml.safe_load((REPO / "params.yaml").read_text()),
+    )
     pyproject = (REPO / "pyproject.toml").read_text()
     assert '"params.schema.yaml"' in pyproject  # shipped as package data
 

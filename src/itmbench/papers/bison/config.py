@@ -1,8 +1,8 @@
 """BISON built in the world: its parameters (params.yaml section `bison`).
 
-The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(BisonConfig, values)`); the decisions behind them are in
-itmbench.papers.bison.build's docstring.
+The fields' types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(BisonConfig, values)`); the decisions behind
+them are in itmbench.papers.bison.build's docstring.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Crisscrossed Captions built in the world: its parameters (params.yaml section `cxc`).
 
-The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(CxcConfig, values)`); the decisions behind them are in
-itmbench.papers.cxc.build's docstring.
+The fields' types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(CxcConfig, values)`); the decisions behind
+them are in itmbench.papers.cxc.build's docstring.
 """
 
 from __future__ import annotations

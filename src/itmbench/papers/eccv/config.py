@@ -1,8 +1,8 @@
 """ECCV Caption built in the world: its parameters (params.yaml section `eccv`).
 
-The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(EccvConfig, values)`); the decisions behind them are in
-itmbench.papers.eccv.build's docstring.
+The fields' types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(EccvConfig, values)`); the decisions behind
+them are in itmbench.papers.eccv.build's docstring.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """MCIC-COCO built in the world: its parameters (params.yaml section `mcic`).
 
-The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(MCICConfig, values)`); the decisions behind them are in
-the docstrings of itmbench.papers.mcic.build and itmbench.papers.mcic.audit (the simulated raters).
+The fields' types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(MCICConfig, values)`); the decisions behind
+them are in the docstrings of itmbench.papers.mcic.build and itmbench.papers.mcic.audit (the simulated raters).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """COCO-style retrieval built in the world: its parameters (params.yaml section `retrieval`).
 
-The fields' defaults, types and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(RetrievalConfig, values)`).
+The fields' types and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(RetrievalConfig, values)`).
 """
 
 from __future__ import annotations
