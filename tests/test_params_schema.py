@@ -147,7 +147,7 @@ def test_values_are_checked_against_the_schema():
         make_config(WorldConfig, n_test="x")
     with pytest.raises(ValueError, match=r"world params: n_test: 1 is less than the minimum of 2"):
         make_config(WorldConfig, n_test=1)
-    with pytest.raises(ValueError, match=r"bison params: annotator_error=1.5"):  # the class's own check speaks first
+    with pytest.raises(ValueError, match=r"bison params: annotator_error: 1.5 is greater than the maximum of 1"):
         make_config(BisonConfig, annotator_error=1.5)
     with pytest.raises(ValueError, match=r"mcic params: relation_margin: -1 is less than the minimum of 0"):
         make_config(MCICConfig, relation_margin=-1)  # a world key: checked against the world's schema

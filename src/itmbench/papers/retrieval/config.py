@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from itmbench.world.generate import SPLITS
-
 
 @dataclass(frozen=True)
 class RetrievalConfig:
@@ -19,7 +17,3 @@ class RetrievalConfig:
     SECTION: ClassVar[str] = "retrieval"
 
     split: str
-
-    def __post_init__(self) -> None:
-        if self.split not in SPLITS:
-            raise ValueError(f"retrieval.split: {self.split!r}; expected one of {list(SPLITS)}")

@@ -1,0 +1,52 @@
+"""One check per rule (issue 35.3): the config classes of params sections do not repeat the schema's ranges and
+enums; the schema checks them when a section is read (`make_config`), and its enums are the code's names."""
+
+from __future__ import annotations
+
+import pytest
+
+from itmbench.errors import InputError
+from itmbench.negatives.captions import SUBSETS as CAPTION_SUBSETS
+from itmbench.papers.bison.config import BisonConfig
+from itmbench.papers.bivlc.config import GENERATOR_KEYS, BiVLCConfig
+from itmbench.papers.retrieval.config import RetrievalConfig
+from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
+from itmbench.papers.sugarcrepe.released import SUBSETS as RELEASED_SUBSETS
+from itmbench.params import make_config, section_schema
+from itmbench.world.generate import SPLITS
+
+
+def _enum(section: str, key: str) -> list:
+    node = section_schema(section)["properties"][key]
+    return node["items"]["enum"] if node.get("type") == "array" else node["enum"]
+
+
+def test_the_schema_enums_are_the_codes_names():
+    assert _enum("bivlc", "subsets") == list(RELEASED_SUBSETS) == list(CAPTION_SUBSETS)
+    assert _enum("sugarcrepe", "subsets") == list(CAPTION_SUBSETS)
+    assert sorted(_enum("bivlc", "generator")) == sorted(GENERATOR_KEYS)
+    for section in ("bivlc", "sugarcrepe", "bison", "retrieval"):
+        assert _enum(section, "split") == list(SPLITS), section
+
+
+@pytest.mark.parametrize(
+    ("cls", "values", "message"),
+    [
+        (BiVLCConfig, {"p_extra_object": 1.5}, r"bivlc params: p_extra_object: 1.5 is greater than the maximum of 1"),
+        (BiVLCConfig, {"subsets": ["swap_rel"]}, r"bivlc params: subsets.0: 'swap_rel' is not one of"),
+        (BiVLCConfig, {"subsets": []}, r"bivlc params: subsets: \[\] should be non-empty"),
+        (BiVLCConfig, {"generator": "sdxl"}, r"bivlc params: generator: 'sdxl' is not one of \['render', 'diff"),
+        (BiVLCConfig, {"n_candidates": 0}, r"bivlc params: n_candidates: 0 is less than the minimum of 1"),
+        (BiVLCConfig, {"render_noise": -1.0}, r"bivlc params: render_noise: -1.0 is less than the minimum of 0"),
+        (BiVLCConfig, {"relation_margin": -0.1}, r"bivlc params: relation_margin: -0.1 is less than the minimum of 0"),
+        (SugarCrepeConfig, {"subsets": ["a", "a"]}, r"sugarcrepe params: subsets.0: 'a' is not one of"),
+        (SugarCrepeConfig, {"id_offset": 0}, r"sugarcrepe params: id_offset: 0 is less than the minimum of 1"),
+        (BisonConfig, {"annotator_error": 1.5}, r"bison params: annotator_error: 1.5 is greater than the maximum of 1"),
+        (BisonConfig, {"pairing": "all"}, r"bison params: pairing: 'all' is not one of \['both', 'query'\]"),
+        (BisonConfig, {"fasttext_min_n": 5, "fasttext_max_n": 3}, r"bison params: fasttext_min_n=5 > fasttext_max_n=3"),
+        (RetrievalConfig, {"split": "dev"}, r"retrieval params: split: 'dev' is not one of \['train', 'val', 'test'\]"),
+    ],
+)
+def test_the_schema_refuses_what_the_classes_no_longer_check(cls, values, message):
+    with pytest.raises(InputError, match=message):
+        make_config(cls, values)
