@@ -1,5 +1,6 @@
-"""One check per rule (issue 35.3): the config classes of params sections do not repeat the schema's ranges and
-enums; the schema checks them when a section is read (`make_config`), and its enums are the code's names."""
+"""One check per rule (issue 35.3): the config classes of params sections (bivlc, sugarcrepe, bison, retrieval,
+sdxl, filter_rates) do not repeat the schema's ranges and enums; the schema checks them when a section is read
+(`make_config`), and its enums are the code's names."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import pytest
 
 from itmbench.errors import InputError
 from itmbench.negatives.captions import SUBSETS as CAPTION_SUBSETS
+from itmbench.negatives.filter_rates import FilterRateConfig
+from itmbench.negatives.sdxl import SDXLConfig
 from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bivlc.config import GENERATOR_KEYS, BiVLCConfig
 from itmbench.papers.retrieval.config import RetrievalConfig
@@ -44,6 +47,13 @@ def test_the_schema_enums_are_the_codes_names():
         (BisonConfig, {"annotator_error": 1.5}, r"bison params: annotator_error: 1.5 is greater than the maximum of 1"),
         (BisonConfig, {"pairing": "all"}, r"bison params: pairing: 'all' is not one of \['both', 'query'\]"),
         (BisonConfig, {"fasttext_min_n": 5, "fasttext_max_n": 3}, r"bison params: fasttext_min_n=5 > fasttext_max_n=3"),
+        (
+            SDXLConfig,
+            {"dtype": "int8"},
+            r"sdxl params: dtype: 'int8' is not one of \['float16', 'bfloat16', 'float32'\]",
+        ),
+        (SDXLConfig, {"prompts_per_batch": 0}, r"sdxl params: prompts_per_batch: 0 is less than the minimum of 1"),
+        (FilterRateConfig, {"sample": 0}, r"filter_rates params: sample: 0 is less than the minimum of 1"),
         (RetrievalConfig, {"split": "dev"}, r"retrieval params: split: 'dev' is not one of \['train', 'val', 'test'\]"),
     ],
 )
