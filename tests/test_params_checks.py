@@ -1,5 +1,5 @@
 """One check per rule (issue 35.3): the config classes of params sections (bivlc, sugarcrepe, bison, retrieval,
-sdxl, filter_rates) do not repeat the schema's ranges and enums; the schema checks them when a section is read
+eccv, sdxl, filter_rates) do not repeat the schema's ranges and enums; the schema checks them when a section is read
 (`make_config`), and its enums are the code's names."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from itmbench.negatives.filter_rates import FilterRateConfig
 from itmbench.negatives.sdxl import SDXLConfig
 from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bivlc.config import GENERATOR_KEYS, BiVLCConfig
+from itmbench.papers.eccv.config import ANNOTATOR_SOURCES, ANSWERS, WORLD_ANNOTATORS, EccvConfig
 from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS as RELEASED_SUBSETS
@@ -28,7 +29,13 @@ def test_the_schema_enums_are_the_codes_names():
     assert _enum("bivlc", "subsets") == list(RELEASED_SUBSETS) == list(CAPTION_SUBSETS)
     assert _enum("sugarcrepe", "subsets") == list(CAPTION_SUBSETS)
     assert sorted(_enum("bivlc", "generator")) == sorted(GENERATOR_KEYS)
-    for section in ("bivlc", "sugarcrepe", "bison", "retrieval"):
+    assert _enum("eccv", "annotators") == list(WORLD_ANNOTATORS)
+    assert _enum("eccv", "annotator_source") == list(ANNOTATOR_SOURCES)
+    assert _enum("eccv", "positive_answers") == list(ANSWERS)
+    assert [section_schema("eccv")["properties"][f"answer_probs_{kind}"]["minItems"] for kind in ("fit", "worse")] == [
+        len(ANSWERS)
+    ] * 2
+    for section in ("bivlc", "sugarcrepe", "bison", "retrieval", "eccv"):
         assert _enum(section, "split") == list(SPLITS), section
 
 
@@ -54,6 +61,26 @@ def test_the_schema_enums_are_the_codes_names():
         ),
         (SDXLConfig, {"prompts_per_batch": 0}, r"sdxl params: prompts_per_batch: 0 is less than the minimum of 1"),
         (FilterRateConfig, {"sample": 0}, r"filter_rates params: sample: 0 is less than the minimum of 1"),
+        (EccvConfig, {"image_query_fraction": 0}, r"eccv params: image_query_fraction: 0 is less than or equal to"),
+        (
+            EccvConfig,
+            {"annotators": ["exact", "exact"]},
+            r"eccv params: annotators: \['exact', 'exact'\] has non-unique",
+        ),
+        (EccvConfig, {"annotator_source": "people"}, r"eccv params: annotator_source: 'people' is not one of"),
+        (
+            EccvConfig,
+            {"answer_probs_fit": [0.5, 0.5, 0.5, 0.5]},
+            r"eccv params: answer_probs_fit=\[0.5, 0.5, 0.5, 0.5\] sums",
+        ),
+        (
+            EccvConfig,
+            {"answer_probs_fit": [1.0, 0.0, 0.0]},
+            r"eccv params: answer_probs_fit: \[1.0, 0.0, 0.0\] is too short",
+        ),
+        (EccvConfig, {"positive_answers": ["YES"]}, r"eccv params: positive_answers.0: 'YES' is not one of"),
+        (EccvConfig, {"pm_vector": "bag"}, r"eccv params: pm_vector: 'bag' is not one of \['set', 'multiset'\]"),
+        (EccvConfig, {"pm_zeta": -1}, r"eccv params: pm_zeta: -1 is less than the minimum of 0"),
         (RetrievalConfig, {"split": "dev"}, r"retrieval params: split: 'dev' is not one of \['train', 'val', 'test'\]"),
     ],
 )
