@@ -1,6 +1,7 @@
 """One check per rule (issue 35.3): the config classes of params sections (bivlc, sugarcrepe, bison, retrieval,
-eccv, sdxl, filter_rates) do not repeat the schema's ranges and enums; the schema checks them when a section is read
-(`make_config`), and its enums are the code's names."""
+eccv, mcic, cxc, recognizer, sdxl, filter_rates) do not repeat the schema's ranges, enums and x-constraints; the
+schema checks them when a section is read (`make_config`), and its enums are the code's names. A class keeps only
+what the schema cannot state (the recognizer's image size, a multiple of eight)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import pytest
 from itmbench.errors import InputError
 from itmbench.negatives.captions import SUBSETS as CAPTION_SUBSETS
 from itmbench.negatives.filter_rates import FilterRateConfig
+from itmbench.negatives.recognizer import RecognizerConfig
 from itmbench.negatives.sdxl import SDXLConfig
 from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bivlc.config import GENERATOR_KEYS, BiVLCConfig
+from itmbench.papers.cxc.config import CAPTION_SCORER_NAMES, SPLIT_CODES, CxcConfig
 from itmbench.papers.eccv.config import ANNOTATOR_SOURCES, ANSWERS, WORLD_ANNOTATORS, EccvConfig
+from itmbench.papers.mcic.config import BLEU_SMOOTHINGS, DECOY_POOLS, N_OPTIONS, OPTION_ORDERS, PV_LOSSES, MCICConfig
 from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS as RELEASED_SUBSETS
@@ -35,7 +39,19 @@ def test_the_schema_enums_are_the_codes_names():
     assert [section_schema("eccv")["properties"][f"answer_probs_{kind}"]["minItems"] for kind in ("fit", "worse")] == [
         len(ANSWERS)
     ] * 2
-    for section in ("bivlc", "sugarcrepe", "bison", "retrieval", "eccv"):
+    assert _enum("cxc", "splits") == list(SPLIT_CODES) == list(SPLITS)
+    assert _enum("cxc", "caption_scorers") == list(CAPTION_SCORER_NAMES)
+    mcic = section_schema("mcic")["properties"]
+    assert [_enum("mcic", k) for k in ("pv_loss", "decoy_pool", "bleu_smoothing", "option_order")] == [
+        list(PV_LOSSES),
+        list(DECOY_POOLS),
+        list(BLEU_SMOOTHINGS),
+        list(OPTION_ORDERS),
+    ]
+    assert mcic["n_decoys"]["minimum"] == mcic["n_decoys"]["maximum"] == N_OPTIONS - 1
+    assert section_schema("recognizer")["properties"]["channels"]["minItems"] == 4
+    assert _enum("cxc", "score_split") == list(SPLITS)
+    for section in ("bivlc", "sugarcrepe", "bison", "retrieval", "eccv", "recognizer"):
         assert _enum(section, "split") == list(SPLITS), section
 
 
@@ -81,9 +97,36 @@ def test_the_schema_enums_are_the_codes_names():
         (EccvConfig, {"positive_answers": ["YES"]}, r"eccv params: positive_answers.0: 'YES' is not one of"),
         (EccvConfig, {"pm_vector": "bag"}, r"eccv params: pm_vector: 'bag' is not one of \['set', 'multiset'\]"),
         (EccvConfig, {"pm_zeta": -1}, r"eccv params: pm_zeta: -1 is less than the minimum of 0"),
+        (MCICConfig, {"n_decoys": 3}, r"mcic params: n_decoys: 3 is less than the minimum of 4"),
+        (MCICConfig, {"neighbourhood": 4, "n_decoys": 4}, None),
+        (MCICConfig, {"pv_grid": {"vector_size": [8]}}, r"mcic params: pv_grid: 'epochs' is a required property"),
+        (MCICConfig, {"lambda_grid": [0.5, 0.5]}, r"mcic params: lambda_grid: \[0.5, 0.5\] has non-unique elements"),
+        (MCICConfig, {"pv_loss": "softmax"}, r"mcic params: pv_loss: 'softmax' is not one of \['hs', 'negative'\]"),
+        (CxcConfig, {"splits": ["val"], "score_split": "test"}, r"cxc params: score_split='test' is not in splits"),
+        (
+            CxcConfig,
+            {"caption_scorers": ["bow", "bow"]},
+            r"cxc params: caption_scorers: \['bow', 'bow'\] has non-unique",
+        ),
+        (CxcConfig, {"cocaption_fraction": 1.0}, r"cxc params: cocaption_fraction: 1.0 is greater than or equal to"),
+        (
+            CxcConfig,
+            {"sits_partial_max": 4.0, "sits_fit_base": 3.0},
+            r"cxc params: sits_partial_max=4.0 > sits_fit_base",
+        ),
+        (RecognizerConfig, {"channels": [8, 8, 8]}, r"recognizer params: channels: \[8, 8, 8\] is too short"),
+        (RecognizerConfig, {"p_lowres": 2}, r"recognizer params: p_lowres: 2 is greater than the maximum of 1"),
         (RetrievalConfig, {"split": "dev"}, r"retrieval params: split: 'dev' is not one of \['train', 'val', 'test'\]"),
     ],
 )
 def test_the_schema_refuses_what_the_classes_no_longer_check(cls, values, message):
-    with pytest.raises(InputError, match=message):
+    if message is None:  # a value at the bound is accepted
         make_config(cls, values)
+        return
+    with pytest.raises(InputError, match=message):  # the schema's complaint (an InputError)
+        make_config(cls, values)
+
+
+def test_a_class_keeps_what_the_schema_cannot_state():
+    with pytest.raises(ValueError, match=r"recognizer params: image_size 12; expected a multiple of 8"):
+        make_config(RecognizerConfig, {"image_size": 12})
