@@ -1,5 +1,5 @@
 """One check per rule (issue 35.3): the config classes of params sections (bivlc, sugarcrepe, bison, retrieval,
-eccv, mcic, cxc, recognizer, sdxl, filter_rates) do not repeat the schema's ranges, enums and x-constraints; the
+eccv, mcic, cxc, train, recognizer, sdxl, filter_rates) do not repeat the schema's ranges, enums and x-constraints; the
 schema checks them when a section is read (`make_config`), and its enums are the code's names. A class keeps only
 what the schema cannot state (the recognizer's image size, a multiple of eight)."""
 
@@ -21,6 +21,7 @@ from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.papers.sugarcrepe.released import SUBSETS as RELEASED_SUBSETS
 from itmbench.params import make_config, section_schema
+from itmbench.train.config import SELECT_ON, TrainConfig
 from itmbench.world.generate import SPLITS
 
 
@@ -51,6 +52,8 @@ def test_the_schema_enums_are_the_codes_names():
     assert mcic["n_decoys"]["minimum"] == mcic["n_decoys"]["maximum"] == N_OPTIONS - 1
     assert section_schema("recognizer")["properties"]["channels"]["minItems"] == 4
     assert _enum("cxc", "score_split") == list(SPLITS)
+    assert _enum("train", "select_on") == list(SELECT_ON)
+    assert _enum("train", "negative_subsets") == list(CAPTION_SUBSETS)
     for section in ("bivlc", "sugarcrepe", "bison", "retrieval", "eccv", "recognizer"):
         assert _enum(section, "split") == list(SPLITS), section
 
@@ -116,6 +119,15 @@ def test_the_schema_enums_are_the_codes_names():
         ),
         (RecognizerConfig, {"channels": [8, 8, 8]}, r"recognizer params: channels: \[8, 8, 8\] is too short"),
         (RecognizerConfig, {"p_lowres": 2}, r"recognizer params: p_lowres: 2 is greater than the maximum of 1"),
+        (TrainConfig, {"batch_size": 1}, r"train params: batch_size: 1 is less than the minimum of 2"),
+        (TrainConfig, {"lr": 0}, r"train params: lr: 0 is less than or equal to the minimum of 0"),
+        (TrainConfig, {"trohn_img_fraction": 0}, r"train params: trohn_img_fraction: 0 is less than or equal to"),
+        (TrainConfig, {"select_on": "loss"}, r"train params: select_on: 'loss' is not one of"),
+        (
+            TrainConfig,
+            {"negative_subsets": ["add_att"], "hard_negatives_per_sample": 2},
+            r"train params: hard_negatives_per_sample=2 > 1 entries of negative_subsets",
+        ),
         (RetrievalConfig, {"split": "dev"}, r"retrieval params: split: 'dev' is not one of \['train', 'val', 'test'\]"),
     ],
 )
