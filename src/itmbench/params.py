@@ -11,9 +11,10 @@ whole params as Snakemake's `validate(..., set_default=True)` would with that sc
 common.smk calls it). tests/test_params_defaults.py refuses a default stated in both files, but for the
 few keys whose schema default is a second, different value (`TWO_DEFAULTS` there).
 
-The config dataclasses state only their fields' names and types and their checks (`__post_init__`); each
-names its schema section in a class attribute `SECTION` and is built from a section's values by
-`make_config` (or `config_from_section` for a section named at the call):
+The config dataclasses state only their fields' names and types, and check (`__post_init__`) only what the
+schema cannot state (its ranges, enums and `x-constraints` are checked here, once); each names its schema
+section in a class attribute `SECTION` and is built from a section's values by `make_config` (or
+`config_from_section` for a section named at the call):
 
 - a section is a dotted path through the schema's `properties`: `bison`, `coco_benchmarks.mcic`;
   `*` steps into `additionalProperties` (`models.*`: one model entry); `$defs.<name>` is a
