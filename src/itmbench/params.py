@@ -1,16 +1,26 @@
-"""params.schema.yaml: the one statement of every parameter, its default and its description.
+"""params.schema.yaml and params.yaml: every parameter's type, bounds and description, and its one default.
 
-The schema (workflow/schemas/params.schema.yaml; `itmbench/params.schema.yaml` is a link to it, shipped
-as package data) is what Snakemake validates params.yaml against, filling its defaults. The config
-dataclasses state only their fields' names and types and their checks (`__post_init__`); each names
-its schema section in a class attribute `SECTION` and is built from a section's values by
-`make_config` (or `config_from_section` for a section named at the call):
+Each default has one home (issue 35.3). params.yaml states every value a run reads, and that value is its
+default; the schema (workflow/schemas/params.schema.yaml) states each key's type, bounds and description,
+and a default only where params.yaml cannot: the fields of an entry of a map (`models.*`), the definitions
+of `$defs`, and the keys params.yaml leaves out. The package ships both as package data (`params.schema.yaml`
+and `params.yaml` in `itmbench/` are links to them), and `_schema()` is the file's schema with params.yaml's
+values added as defaults (`with_params_defaults`): the schema every fill and check below uses, so a
+section given alone (a CLI command's `--config`, a test) gets the run's values. `fill_config` fills the
+whole params as Snakemake's `validate(..., set_default=True)` would with that schema (workflow/rules/
+common.smk calls it). tests/test_params_defaults.py refuses a default stated in both files, but for the
+few keys whose schema default is a second, different value (`TWO_DEFAULTS` there).
+
+The config dataclasses state only their fields' names and types, and check (`__post_init__`) only what the
+schema cannot state (its ranges, enums and `x-constraints` are checked here, once); each names its schema
+section in a class attribute `SECTION` and is built from a section's values by `make_config` (or
+`config_from_section` for a section named at the call):
 
 - a section is a dotted path through the schema's `properties`: `bison`, `coco_benchmarks.mcic`;
   `*` steps into `additionalProperties` (`models.*`: one model entry); `$defs.<name>` is a
   definition that params.yaml does not validate itself (`$defs.llm`: the keys of `coco.llm`);
 - keys the section does not name are rejected, naming the section, the keys and the known keys;
-- the schema's defaults fill the missing keys as Snakemake's `validate(..., set_default=True)` does
+- the defaults (`_schema()`'s) fill the missing keys as Snakemake's `validate(..., set_default=True)` does
   (nested objects too), and the values are validated against the schema;
 - list values of tuple-typed fields become tuples;
 - a class's `OUTSIDE` maps fields that another section states to that section's property (the
@@ -21,8 +31,7 @@ The class's own checks (`__post_init__`) run first, so their messages win; a val
 and the class accepts is reported with the schema's message, naming the section and the key.
 
 What JSON Schema cannot state is checked here too, by `check_section` (every `config_from_section`, and
-`check_config` on the whole params.yaml, which `workflow/rules/common.smk` calls after Snakemake's
-`validate`):
+`check_config` on the whole params.yaml, which `workflow/rules/common.smk` calls after `fill_config`):
 
 - no NaN or infinity anywhere (`check_finite`, naming the dotted key);
 - the cross-field constraints of `constraints()`, each section's `x-constraints` in the schema: a lower
@@ -50,6 +59,7 @@ import yaml
 from itmbench.errors import InputError
 
 SCHEMA_FILE = Path(__file__).with_name("params.schema.yaml")
+PARAMS_FILE = Path(__file__).with_name("params.yaml")  # a link to the repository's params.yaml (package data)
 
 T = TypeVar("T")
 
@@ -96,7 +106,29 @@ def load_yaml_text(text: str, name: str) -> Any:
 
 @cache
 def _schema() -> dict[str, Any]:
-    return load_yaml(SCHEMA_FILE)
+    return with_params_defaults(load_yaml(SCHEMA_FILE), load_yaml(PARAMS_FILE))
+
+
+def with_params_defaults(schema: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema with params.yaml's values as the defaults of the properties it states (in place).
+
+    params.yaml is the home of those defaults; the schema states a default only where params.yaml cannot
+    (the fields of a model entry, `$defs`, keys params.yaml leaves out). A property whose schema default is
+    `{}` is a section: its own properties take params.yaml's values. A property the schema marks required
+    gets no default; one whose schema states another default keeps it (`TWO_DEFAULTS` in
+    tests/test_params_defaults.py lists them).
+    """
+    properties = schema.get("properties", {})
+    for key, value in values.items():
+        node = properties.get(key)
+        if not isinstance(node, dict):
+            continue
+        if "default" not in node:
+            if key not in schema.get("required", ()):
+                node["default"] = copy.deepcopy(value)
+        elif node["default"] == {} and isinstance(value, Mapping):
+            with_params_defaults(node, value)
+    return schema
 
 
 def load_schema() -> None:
@@ -333,6 +365,12 @@ def check_schema(config: Mapping[str, Any]) -> None:
     errors = sorted(_validator_class()(_schema()).iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise InputError("; ".join(_error_text("params", e) for e in errors))
+
+
+def fill_config(config: dict[str, Any]) -> None:
+    """Fill the missing keys of the whole params in place, as Snakemake's `validate(config, schema,
+    set_default=True)` does, with the defaults of the schema and of params.yaml (`_schema()`)."""
+    _validator_class()(_schema()).validate(config)
 
 
 def check_config(config: Mapping[str, Any]) -> None:

@@ -1,6 +1,6 @@
-"""One home for the default interval level: the params schema's `score.confidence` and `DEFAULT_CONFIDENCE`.
+"""One home for the default interval level: params.yaml's `score.confidence` and `DEFAULT_CONFIDENCE`.
 
-The schema states the level a run uses; `metrics.intervals.DEFAULT_CONFIDENCE` is the one name every function,
+params.yaml states the level a run uses; `metrics.intervals.DEFAULT_CONFIDENCE` is the one name every function,
 dataclass and CLI option defaults a `confidence` to. This test holds the two equal and refuses a literal
 second copy in the sources (issue 35).
 """

@@ -547,7 +547,9 @@ def test_registry_configs_and_the_params_section():
         coco_registry.coco_benchmark("mcic").config({"offset": 1})
     with pytest.raises(ValueError, match="needs split 'test'"):
         coco_registry.coco_benchmark("cxc").config({"score_split": "val"})
-    project = yaml.safe_load((REPO / "workflow" / "schemas" / "params.schema.yaml").read_text())
+    from itmbench.params import schema as params_schema
+
+    project = params_schema()  # the schema with params.yaml's defaults (their one home)
     schema = project["properties"]["coco_benchmarks"]
     params = yaml.safe_load((REPO / "params.yaml").read_text())["coco_benchmarks"]
     for name, section in params.items():

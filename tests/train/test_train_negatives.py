@@ -147,9 +147,11 @@ def test_co_captions_are_other_captions_of_the_same_image(data):
 def test_train_config_names_bad_values():
     with pytest.raises(ValueError, match="negative_subsets.*swap_everything"):
         make_config(TrainConfig, negative_subsets=("replace_obj", "swap_everything"))
-    with pytest.raises(ValueError, match="hard_negatives_per_sample=3 .*<= 2"):
+    with pytest.raises(
+        ValueError, match="hard_negatives_per_sample=3 > 2 entries of negative_subsets; expected at most 2"
+    ):
         make_config(TrainConfig, hard_negatives_per_sample=3, negative_subsets=["replace_obj", "add_att"])
-    with pytest.raises(ValueError, match="trohn_img_fraction=0"):
+    with pytest.raises(ValueError, match="trohn_img_fraction: 0 is less than or equal to the minimum of 0"):
         make_config(TrainConfig, trohn_img_fraction=0)
     with pytest.raises(ValueError, match="unknown keys \\['margin'\\]"):
         make_config(TrainConfig, {"margin": 0.2})

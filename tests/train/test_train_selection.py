@@ -85,5 +85,5 @@ def test_the_kept_epoch_is_the_one_of_best_hard_negative_accuracy(items_dir, tmp
 
 
 def test_select_on_names_its_choices():
-    with pytest.raises(ValueError, match=r"select_on='accuracy' \(one of \['val_r1', 'hard_negative_accuracy'\]\)"):
+    with pytest.raises(ValueError, match=r"select_on: 'accuracy' is not one of \['val_r1', 'hard_negative_accuracy'\]"):
         make_config(TrainConfig, select_on="accuracy")

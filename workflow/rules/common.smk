@@ -4,14 +4,13 @@ import re
 import os
 import shlex
 
-from snakemake.utils import validate
 
 from itmbench.models.capabilities import capability
 from itmbench.sources.coco_registry import COCO_BENCHMARKS
 from itmbench.papers.registry import BENCHMARKS, PAPERS as PAPER_ENTRIES
 from itmbench.sources.fetch import PAPER_TABLE_KEYS, STATISTICS_KEYS, raw_path
 from itmbench.sources.released import load_registry
-from itmbench.params import check_config, check_schema, coco_model_specs, load_yaml
+from itmbench.params import check_config, check_schema, coco_model_specs, fill_config, load_yaml
 from itmbench.world.calibration import CALIBRATION_BENCHES, CALIBRATION_RELEASED
 
 
@@ -19,7 +18,7 @@ from itmbench.world.calibration import CALIBRATION_BENCHES, CALIBRATION_RELEASED
 for configfile_path in workflow.configfiles:
     load_yaml(configfile_path)
 check_schema(config)  # the schema's complaints in one line each, naming the dotted key
-validate(config, schema="../schemas/params.schema.yaml", set_default=True)
+fill_config(config)  # the defaults of the schema and of params.yaml, as validate(..., set_default=True) fills them
 check_config(config)  # what the schema cannot state: NaN/infinity, cross-field constraints, nested sections
 
 # A plain `dvc pull` is enough: the shared files whose content has the md5 that `itmbench share` recorded get

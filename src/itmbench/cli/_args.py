@@ -161,7 +161,7 @@ def add_shortlist(sp: argparse.ArgumentParser) -> None:
 
 
 def add_confidence(sp: argparse.ArgumentParser, help: str = "interval level") -> None:
-    """--confidence: an interval level in (0, 1), by default DEFAULT_CONFIDENCE (the params schema's)."""
+    """--confidence: an interval level in (0, 1), by default DEFAULT_CONFIDENCE (params.yaml's)."""
     sp.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help=help)
 
 

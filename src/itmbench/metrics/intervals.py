@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-# The interval level wherever none is given: params.yaml's `score.confidence` as the params schema defaults it
+# The interval level wherever none is given: params.yaml's `score.confidence` (the home of its default)
 # (tests/metrics/test_intervals_default.py holds the two equal). Every default of a `confidence` is this name.
 DEFAULT_CONFIDENCE = 0.95
 

@@ -75,10 +75,6 @@ class FilterRateConfig:
     seed: int
     in_report: bool
 
-    def __post_init__(self) -> None:
-        if int(self.sample) < 1:
-            raise ValueError(f"filter_rates params: sample = {self.sample}; expected a positive integer")
-
 
 def sample_instances(sugarcrepe: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     """n SugarCrepe instances drawn without replacement (seeded), sorted by id."""

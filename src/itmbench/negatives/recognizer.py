@@ -97,15 +97,9 @@ class RecognizerConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "channels", tuple(int(c) for c in self.channels))
-        if len(self.channels) != 4:
-            raise ValueError(f"recognizer params: channels {self.channels}; expected 4 widths (stem + 3 stages)")
+        # The ranges and counts are the schema's (checked when a section is read: make_config); it cannot say this:
         if self.image_size % 8:
             raise ValueError(f"recognizer params: image_size {self.image_size}; expected a multiple of 8")
-        if not 0.0 <= self.p_lowres <= 1.0:
-            raise ValueError(f"recognizer params: p_lowres = {self.p_lowres}; expected a probability")
-        for name in ("epochs", "batch_size", "n_samples", "max_objects", "lowres_size"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"recognizer params: {name} = {getattr(self, name)}; expected a positive integer")
 
     @property
     def grid(self) -> int:

@@ -68,13 +68,6 @@ class SDXLConfig:
     seed: int
     prompts_per_batch: int
 
-    def __post_init__(self) -> None:
-        for name in ("images_per_prompt", "num_inference_steps", "output_size", "prompts_per_batch"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"sdxl params: {name} = {getattr(self, name)}; expected a positive integer")
-        if self.dtype not in ("float16", "bfloat16", "float32"):
-            raise ValueError(f"sdxl params: dtype {self.dtype!r}; expected float16, bfloat16 or float32")
-
 
 def sdxl_prompt(caption: str, cfg: SDXLConfig | None = None) -> str:
     """BiVLC's prompt: the caption without periods, then the quality suffix."""

@@ -106,7 +106,7 @@ def metrics_files(params: Mapping[str, Any]) -> list[str]:
 
 
 def load_params(path: str | Path) -> dict[str, Any]:
-    """params.yaml as a dict (the keys read here default as the schema says when absent)."""
+    """params.yaml as a dict (the keys read here default as `itmbench.params` fills them when absent)."""
     path = Path(path)
     params = load_yaml(path)  # refuses a repeated key
     if not isinstance(params, dict):

@@ -14,6 +14,7 @@ from itmbench.papers.aro import score as aro_score
 from itmbench.papers.aro.config import AroConfig
 from itmbench.papers.registry import benchmark
 from itmbench.params import make_config
+from itmbench.params import schema as params_schema
 from itmbench.scoring.embed import EmbeddingCache, pair_dots, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.world.captions import CaptionStructure
@@ -50,9 +51,7 @@ def test_params_section_is_the_schema():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
-    props = yaml.safe_load((root / "workflow/schemas/params.schema.yaml").read_text())["properties"]["aro"][
-        "properties"
-    ]
+    props = params_schema()["properties"]["aro"]["properties"]  # with params.yaml's defaults (their one home)
     params = yaml.safe_load((root / "params.yaml").read_text())
     assert "relation_margin" not in props and "max_objects" not in props  # the world's: the registry passes them
     assert params["aro"] == {k: v["default"] for k, v in props.items()}

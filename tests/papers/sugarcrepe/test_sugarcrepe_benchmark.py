@@ -16,6 +16,7 @@ from itmbench.papers.sugarcrepe import canonical as sc_canonical
 from itmbench.papers.sugarcrepe import score as sc_score
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.params import make_config
+from itmbench.params import schema as params_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import WorldConfig, generate_world
@@ -53,7 +54,7 @@ def test_params_section_is_the_schema_and_the_registry_passes_the_world_truth():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
-    schema = yaml.safe_load((root / "workflow/schemas/params.schema.yaml").read_text())["properties"]
+    schema = params_schema()["properties"]  # with params.yaml's defaults (their one home)
     params = yaml.safe_load((root / "params.yaml").read_text())
     props = schema["sugarcrepe"]["properties"]
     assert "relation_margin" not in props and "max_objects" not in props  # the world's: the registry passes them

@@ -1,8 +1,8 @@
 """ARO built in the world: its parameters (params.yaml section `aro`).
 
-The fields' defaults, types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml
-(build a config with `itmbench.params.make_config(AroConfig, values)`); the world's truth settings
-(relation_margin, max_objects) come from the world section, never twice.
+The fields' types, bounds and descriptions are the section of workflow/schemas/params.schema.yaml and their defaults
+params.yaml's section (build a config with `itmbench.params.make_config(AroConfig, values)`); the world's truth
+settings (relation_margin, max_objects) come from the world section, never twice.
 """
 
 from __future__ import annotations
