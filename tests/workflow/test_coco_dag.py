@@ -10,6 +10,10 @@ import yaml
 from workflow_helpers import REPO, copy_workflow, snakemake
 
 from itmbench.cli import build_parser
+from itmbench.papers.registry import BENCHMARKS
+from itmbench.sources.coco_registry import COCO_BENCHMARKS
+
+COCO_ADDING = [name for name in COCO_BENCHMARKS if BENCHMARKS[name].coco_adds_items]
 
 
 def plan(tmp_path, override=None):
@@ -37,7 +41,7 @@ def test_the_coco_dag_is_complete_and_every_command_is_real(tmp_path) -> None:
     assert rules["coco_image_negatives"] == params["sdxl_shards"]
     assert rules["coco_finetune"] == len(tuned) == 3
     assert rules["embed"] == len(models)  # each COCO item once per model
-    assert rules["embed_added"] == len(models) * len(params["adds_items"])
+    assert rules["embed_added"] == len(models) * len(COCO_ADDING) == len(models) * 4  # MCIC, BiVLC, SugarCrepe, ARO
     assert rules["score_benchmark"] == 8 * len(models)  # each writes its scores and their metrics
     # the registry's COCO files and the released benchmark files, each fetched once
     assert rules["fetch_released"] >= 4 + 1 + 2 + 7 + 6 + 2 + 3

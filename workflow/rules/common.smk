@@ -47,7 +47,7 @@ WORLD_BENCHMARKS = sorted(b for b in BENCHMARKS if SOURCE == "world" or b in COC
 ADDING_BENCHMARKS = (
     sorted(name for name, entry in BENCHMARKS.items() if entry.adds_items)
     if SOURCE == "world"
-    else sorted(config["coco"]["adds_items"])
+    else sorted(name for name in COCO_BENCHMARKS if BENCHMARKS[name].coco_adds_items)
 )
 NOTEBOOKS = "workflow/notebooks"
 ENV = "../envs/itmbench.yaml"  # a rule's conda environment, relative to its .smk file in workflow/rules/

@@ -115,6 +115,8 @@ class BenchmarkEntry:
     # that module (None: nothing to choose)
     coco_files: tuple[str, ...] = ()
     coco_config: str | None = None
+    # its coco-source build adds items that are not COCO's (extra_items/: texts, images), embedded apart per model
+    coco_adds_items: bool = False
 
     def report_label(self) -> str:
         """The benchmark's name in the reports' navigation: `label`, else its paper's title."""
@@ -210,6 +212,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         export_order=2,
         coco_files=("mcic_dev", "mcic_test"),
         coco_config="McicCocoConfig",
+        coco_adds_items=True,
     ),
     "cxc": BenchmarkEntry(
         "cxc",
@@ -246,6 +249,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         export_order=5,
         coco_files=("bivlc_sugarcrepe_test", *BIVLC_HF_KEYS),
         coco_config="BivlcCocoConfig",
+        coco_adds_items=True,
     ),
     "sugarcrepe": BenchmarkEntry(
         "sugarcrepe",
@@ -258,6 +262,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         export_order=6,
         coco_files=tuple(f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS),
         coco_config="SugarCrepeCocoConfig",
+        coco_adds_items=True,
     ),
     "aro": BenchmarkEntry(
         "aro",
@@ -270,6 +275,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         export_order=7,
         coco_files=(*ARO_VG_KEYS.values(), ARO_IMAGES_KEY),
         coco_config="AroCocoConfig",
+        coco_adds_items=True,
     ),
 }
 
