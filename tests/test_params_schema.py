@@ -15,6 +15,8 @@ from itmbench.negatives.filter_rates import FilterRateConfig
 from itmbench.negatives.llm_captions import LLMConfig
 from itmbench.negatives.recognizer import RecognizerConfig
 from itmbench.negatives.sdxl import SDXLConfig
+from itmbench.papers.aro.coco import AroCocoConfig
+from itmbench.papers.aro.config import AroConfig
 from itmbench.papers.bison.config import BisonCaptionMetricsConfig, BisonConfig
 from itmbench.papers.bivlc.coco import BivlcCocoConfig
 from itmbench.papers.bivlc.config import BiVLCConfig
@@ -24,6 +26,7 @@ from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.mcic.coco import McicCocoConfig
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.retrieval.coco import RetrievalCocoConfig
+from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.papers.sugarcrepe.coco import SugarCrepeCocoConfig
 from itmbench.papers.sugarcrepe.config import SugarCrepeConfig
 from itmbench.params import config_from_section, make_config, section_defaults, section_schema
@@ -40,6 +43,8 @@ CONFIGS = (
     CxcConfig,
     BiVLCConfig,
     SugarCrepeConfig,
+    AroConfig,
+    RetrievalConfig,
     FilterRateConfig,
     DiffusionConfig,
     RecognizerConfig,
@@ -52,6 +57,7 @@ CONFIGS = (
     BivlcCocoConfig,
     RetrievalCocoConfig,
     SugarCrepeCocoConfig,
+    AroCocoConfig,
 )
 NOT_PARAMETERS = {ModelSpec: {"name"}}  # the key of a model's entry, not one of its parameters
 
@@ -69,6 +75,40 @@ def _section_pairs():
     pairs = [(cls, cls.SECTION) for cls in CONFIGS]
     pairs += [(NoConfig, "coco_benchmarks.bison"), (NoConfig, "coco_benchmarks.eccv"), (ModelSpec, "models.*")]
     return pairs
+
+
+def test_every_benchmarks_config_classes_are_checked_here():
+    """Each registered benchmark's world config and coco config (a new paper's too) is among CONFIGS."""
+    from itmbench.papers.registry import BENCHMARKS
+    from itmbench.sources.coco_registry import COCO_BENCHMARKS
+
+    classes = {getattr(entry.part("config"), entry.config_class) for entry in BENCHMARKS.values()}
+    classes |= {c.config_class for c in COCO_BENCHMARKS.values()} - {NoConfig}
+    assert classes - {WorldConfig} <= set(CONFIGS), classes - set(CONFIGS)
+
+
+def test_every_schema_keyword_is_one_jsonschema_or_the_project_knows():
+    """A description with an unquoted comma inside a flow mapping splits into junk keys: none is left."""
+    known = {
+        *("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "default", "description", "items"),
+        *("enum", "properties", "additionalProperties", "required", "minItems", "maxItems", "minProperties", "$ref"),
+        *("oneOf", "anyOf", "uniqueItems", "propertyNames", "const", "minLength", "pattern", "$defs", "$schema"),
+        *("title", "x-constraints", "multipleOf", "patternProperties", "allOf", "not", "maxLength", "format"),
+    }
+    junk = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            if "type" in node or "description" in node:
+                junk.extend(f"{path}: {k!r}" for k in node if k not in known)
+            for k, v in node.items():
+                walk(v, f"{path}.{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}[{i}]")
+
+    walk(yaml.safe_load((REPO / "workflow/schemas/params.schema.yaml").read_text()), "")
+    assert not junk, junk
 
 
 def test_the_package_reads_the_workflow_schema():
