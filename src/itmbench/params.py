@@ -253,7 +253,8 @@ class Constraint(NamedTuple):
 
     kind: str  # "at_most": keys[0] <= keys[1]; "not_all_zero": a mapping or list of weights;
     # "sums_to_one": a list of probabilities; "at_most_count": keys[0] <= the length of the list keys[1];
-    # "member_of": keys[0] is one of the list keys[1]; "distinct_values": a mapping's values differ
+    # "member_of": keys[0] is one of the list keys[1]; "distinct_values": a mapping's values differ;
+    # "different": keys[0] != keys[1]
     keys: tuple[str, ...]
     why: str
 
@@ -301,6 +302,10 @@ def _violation(rule: Constraint, values: Mapping[str, Any], label: str) -> str |
         if isinstance(items, Sequence) and not isinstance(items, str) and first not in items:
             low, high = rule.keys
             return f"{label}: {low}={first!r} is not in {high}={list(items)}; expected one of them ({rule.why})"
+    elif rule.kind == "different":
+        if first == values[rule.keys[1]]:
+            low, high = rule.keys
+            return f"{label}: {low} = {high} = {first!r}; expected two different values ({rule.why})"
     elif rule.kind == "distinct_values":
         if isinstance(first, Mapping):
             by_value: dict[Any, list[str]] = {}

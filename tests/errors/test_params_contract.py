@@ -88,6 +88,7 @@ VIOLATIONS = {
     ("eccv", "answer_probs_one_off"): {"answer_probs_one_off": [0.5, 0.5, 0.5, 0.5]},
     ("eccv", "answer_probs_worse"): {"answer_probs_worse": [0.0, 0.0, 0.0, 0.0]},
     ("train", "hard_negatives_per_sample"): {"hard_negatives_per_sample": 3, "negative_subsets": ["swap_obj"]},
+    ("aro", "coco_order_split"): {"coco_order_split": "val", "flickr30k_order_split": "val"},
 }
 RULES = [(section, rule) for section, rules in constraints().items() for rule in rules]
 

@@ -477,8 +477,8 @@ def test_snakemake_killed_while_jobs_run_then_unlocked_and_rerun_ends_with_the_c
     }
     # the jobs cancelled mid-run are run again (their outputs marked incomplete), not taken as finished. sacct says
     # CANCELLED also of a short job that ended between Snakemake's kill and the scancel: its step recorded its
-    # completion, so the restart rightly takes it as done (the whole suite on 6a5c1e0: score_benchmark). That every output
-    # ends whole either way is the check below, file by file against the clean run
+    # completion, so the restart rightly takes it as done (the whole suite on 6a5c1e0: score_benchmark). That
+    # every output ends whole either way is the check below, file by file against the clean run
     rerun = {j["rule"] for j in submitted_jobs(res.stdout + res.stderr).values()}
     cancelled_rules = {r["Comment"].split("_wildcards")[0].removeprefix("rule_") for r in cancelled}
     assert cancelled_rules & rerun, (cancelled_rules, rerun)

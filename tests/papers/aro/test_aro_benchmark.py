@@ -40,7 +40,7 @@ def tables(world):
 
 
 def test_config_refuses_one_split_for_both_order_sets_and_unknown_keys():
-    with pytest.raises(ValueError, match="two splits"):
+    with pytest.raises(ValueError, match="coco_order_split = flickr30k_order_split = 'val'; expected two different"):
         make_config(AroConfig, coco_order_split="val", flickr30k_order_split="val", relation_margin=0.0, max_objects=3)
     with pytest.raises(ValueError, match="unknown keys"):
         make_config(AroConfig, {"sed": 1})

@@ -32,10 +32,3 @@ class AroConfig:
     relation_margin: float
     max_objects: int
     id_offset: int
-
-    def __post_init__(self) -> None:
-        if self.coco_order_split == self.flickr30k_order_split:
-            raise ValueError(
-                f"aro params: coco_order_split = flickr30k_order_split = {self.coco_order_split!r}; expected two "
-                "splits (the world has one caption distribution: the two Order sets differ by split)"
-            )
