@@ -18,7 +18,6 @@ import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from PIL import Image
 
 
@@ -29,9 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vae", action="append", default=[], help="BLOCKS:STEPS, e.g. 32x64:300 (repeat)")
     args = p.parse_args(argv)
 
-    from diffusers import AutoencoderKL
-
-    from itmbench.models.small_sdxl import BATCH, RESOLUTION, VAE_LR, _cosine, _images_tensor
+    from itmbench.models.small_sdxl import BATCH, RESOLUTION, _images_tensor, small_vae, train_vae
     from itmbench.negatives.recognizer import Recognizer
     from itmbench.world.generate import read_world
     from itmbench.world.parse import parse_caption
@@ -69,28 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         blocks_text, steps_text = spec.split(":")
         blocks, steps = tuple(int(b) for b in blocks_text.split("x")), int(steps_text)
         torch.manual_seed(0)
-        vae = AutoencoderKL(
-            block_out_channels=blocks,
-            in_channels=3,
-            out_channels=3,
-            down_block_types=("DownEncoderBlock2D",) * len(blocks),
-            up_block_types=("UpDecoderBlock2D",) * len(blocks),
-            latent_channels=4,
-            sample_size=RESOLUTION,
-            norm_num_groups=8,
+        vae, cpu = small_vae(blocks), time.process_time()
+        train_vae(
+            vae, x_train, steps, BATCH, np.random.default_rng(0), torch.Generator().manual_seed(0), log=lambda _: None
         )
-        opt = torch.optim.AdamW(vae.parameters(), lr=VAE_LR, weight_decay=0.0)
-        sched = _cosine(opt, steps, 20)
-        rng, gen, cpu = np.random.default_rng(0), torch.Generator().manual_seed(0), time.process_time()
-        for _ in range(steps):
-            x = x_train[torch.from_numpy(rng.choice(len(x_train), size=BATCH, replace=False))]
-            post = vae.encode(x).latent_dist
-            loss = F.mse_loss(vae.decode(post.sample(generator=gen)).sample, x) + 1e-6 * post.kl().mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-        vae.eval()
         with torch.no_grad():
             small = pixels(vae.decode(vae.encode(x_val).latent_dist.mode()).sample)
         error = np.abs(small.astype(int) - down.astype(int)).mean()

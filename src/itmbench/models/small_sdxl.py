@@ -90,7 +90,7 @@ def small_sdxl_parts(tokenizer, seed: int, prediction_type: str = "sample") -> d
     """SDXL's parts at toy sizes, seeded random weights, for `tokenizer`: a UNet with text_time conditioning
     (16 x 16 latents), two CLIP text towers, a VAE (32 px images <-> 4 x 16 x 16), Euler's scheduler reading the
     UNet's output as `prediction_type`."""
-    from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
+    from diffusers import EulerDiscreteScheduler, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
 
     torch.manual_seed(seed)
@@ -123,16 +123,7 @@ def small_sdxl_parts(tokenizer, seed: int, prediction_type: str = "sample") -> d
         cross_attention_dim=64,  # the two text towers' hidden states concatenated
         norm_num_groups=8,
     )
-    vae = AutoencoderKL(
-        block_out_channels=(32, 64),
-        in_channels=3,
-        out_channels=3,
-        down_block_types=("DownEncoderBlock2D",) * 2,
-        up_block_types=("UpDecoderBlock2D",) * 2,
-        latent_channels=4,
-        sample_size=RESOLUTION,
-        norm_num_groups=8,
-    )
+    vae = small_vae()
     scheduler = EulerDiscreteScheduler(
         beta_start=0.00085,
         beta_end=0.012,
@@ -150,6 +141,45 @@ def small_sdxl_parts(tokenizer, seed: int, prediction_type: str = "sample") -> d
         "tokenizer_2": tokenizer,
         "scheduler": scheduler,
     }
+
+
+def small_vae(block_out_channels: Sequence[int] = (32, 64)):
+    """SDXL's VAE class at toy size on RESOLUTION px images: one downsampling per block after the first."""
+    from diffusers import AutoencoderKL
+
+    blocks = tuple(block_out_channels)
+    return AutoencoderKL(
+        block_out_channels=blocks,
+        in_channels=3,
+        out_channels=3,
+        down_block_types=("DownEncoderBlock2D",) * len(blocks),
+        up_block_types=("UpDecoderBlock2D",) * len(blocks),
+        latent_channels=4,
+        sample_size=RESOLUTION,
+        norm_num_groups=8,
+    )
+
+
+def train_vae(vae, x_all: torch.Tensor, steps: int, batch_size: int, rng, gen, log=print) -> None:
+    """Train a VAE on images (float [-1, 1] [N, 3, R, R]) by reconstruction (MSE, a small KL), AdamW at VAE_LR on a
+    cosine schedule; batches drawn from `rng`, latents sampled with `gen` (both go on to the caller's next stage);
+    frozen in eval mode after."""
+    start = time.time()
+    opt = torch.optim.AdamW(vae.parameters(), lr=VAE_LR, weight_decay=0.0)
+    sched = _cosine(opt, steps, 20)
+    vae.train()
+    for step in range(steps):
+        x = x_all[torch.from_numpy(rng.choice(len(x_all), size=batch_size, replace=False))]
+        post = vae.encode(x).latent_dist
+        recon = vae.decode(post.sample(generator=gen)).sample
+        loss = F.mse_loss(recon, x) + 1e-6 * post.kl().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            log(f"small SDXL vae step {step}: loss {loss.item():.4f} ({time.time() - start:.0f} s)")
+    vae.eval().requires_grad_(False)
 
 
 def _images_tensor(images: np.ndarray) -> torch.Tensor:
@@ -190,21 +220,7 @@ def train_small_sdxl(
     start = time.time()
 
     vae = pipe.vae
-    opt = torch.optim.AdamW(vae.parameters(), lr=VAE_LR, weight_decay=0.0)
-    sched = _cosine(opt, vae_steps, 20)
-    vae.train()
-    for step in range(vae_steps):
-        x = x_all[torch.from_numpy(rng.choice(len(x_all), size=batch_size, replace=False))]
-        post = vae.encode(x).latent_dist
-        recon = vae.decode(post.sample(generator=gen)).sample
-        loss = F.mse_loss(recon, x) + 1e-6 * post.kl().mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if step % 100 == 0 or step == vae_steps - 1:
-            log(f"small SDXL vae step {step}: loss {loss.item():.4f} ({time.time() - start:.0f} s)")
-    vae.eval().requires_grad_(False)
+    train_vae(vae, x_all, vae_steps, batch_size, rng, gen, log)
     with torch.no_grad():
         latents_all = torch.cat([vae.encode(x_all[i : i + 256]).latent_dist.mean for i in range(0, len(x_all), 256)])
     scale = float(1.0 / latents_all.std())
