@@ -12,6 +12,7 @@ import open_clip
 import pandas as pd
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.models.openclip import register_local_configs
@@ -31,7 +32,7 @@ from itmbench.scoring.embed import (
     visible_devices,
     write_embeddings,
 )
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 SPEC = {"family": "open_clip", "arch": "itm-clip-tiny"}
 
@@ -40,7 +41,7 @@ SPEC = {"family": "open_clip", "arch": "itm-clip-tiny"}
 def setup(tmp_path_factory):
     """A tiny world with its BiVLC, and a random-weight model saved as a checkpoint."""
     root = tmp_path_factory.mktemp("dev")
-    world = generate_world(make_config(WorldConfig, n_train=8, n_val=4, n_test=40))
+    world = generate_world(unit_world(n_train=8, n_val=4, n_test=40))
     write_world(world, root / "items")
     bivlc_canonical.write(bivlc_build.build(world, make_config(BiVLCConfig)), root / "bivlc")
     register_local_configs()

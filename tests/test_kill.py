@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_worker import wait_for
+from unit_world import unit_world
 
 from itmbench.io import JOURNAL_PREFIX, SLOW_WRITE_ENV, TEMP_MARK, complete_interrupted_commits
 
@@ -158,9 +159,9 @@ def _score(tmp: Path) -> Command:
     from itmbench.papers.retrieval.config import RetrievalConfig
     from itmbench.params import make_config
     from itmbench.scoring.embed import write_embeddings
-    from itmbench.world.generate import WorldConfig, generate_world
+    from itmbench.world.generate import generate_world
 
-    cfg = make_config(WorldConfig, n_train=20, n_val=5, n_test=30)
+    cfg = unit_world(n_train=20, n_val=5, n_test=30)
     world = generate_world(cfg)
     canonical.write(build.build(world, make_config(RetrievalConfig, split="test"), world_cfg=cfg), tmp / "retrieval")
     rng = np.random.default_rng(0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.bison import build as bison_build
 from itmbench.papers.bison import score as bison_score
@@ -27,9 +28,9 @@ from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.scoring.retrieval import score_retrieval
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
-WCFG = make_config(WorldConfig, n_train=120, n_val=20, n_test=60)
+WCFG = unit_world(n_train=120, n_val=20, n_test=60)
 
 
 def build_world_retrieval(world, split, margin, max_objects):

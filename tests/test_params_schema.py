@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from unit_world import unit_world
 
 from itmbench import params
 from itmbench.models.spec import ModelSpec, model_spec
@@ -184,9 +185,9 @@ def test_unknown_keys_name_the_section_the_keys_and_the_known_keys():
 
 def test_values_are_checked_against_the_schema():
     with pytest.raises(ValueError, match=r"world params: n_test: 'x' is not of type 'integer'"):
-        make_config(WorldConfig, n_test="x")
+        unit_world(n_test="x")
     with pytest.raises(ValueError, match=r"world params: n_test: 1 is less than the minimum of 2"):
-        make_config(WorldConfig, n_test=1)
+        unit_world(n_test=1)
     with pytest.raises(ValueError, match=r"bison params: annotator_error: 1.5 is greater than the maximum of 1"):
         make_config(BisonConfig, annotator_error=1.5)
     with pytest.raises(ValueError, match=r"mcic params: relation_margin: -1 is less than the minimum of 0"):
@@ -206,16 +207,16 @@ def test_lists_become_tuples_and_nested_defaults_are_filled():
     assert make_config(TrainConfig, negative_subsets=("add_att",)).negative_subsets == ("add_att",)
     # Nested objects get their defaults as Snakemake's validate(set_default=True) fills them.
     shortlist = section_defaults("cross_scorers")["shortlist"]
-    assert shortlist == {"model": None, "k": 16}
+    assert shortlist == {"model": "clip", "k": 16}  # params.yaml's
     assert section_defaults("cross_scorers")["shortlist"] is not section_defaults("cross_scorers")["shortlist"]
 
 
 def test_defaults_are_copies():
     """A config's mutable default is its own: changing it changes neither the schema nor another config."""
-    a = make_config(WorldConfig)
+    a = unit_world()
     a.caption_kinds["single"] = 99.0
-    assert make_config(WorldConfig).caption_kinds["single"] == 0.2
-    assert params.schema()["properties"]["world"]["properties"]["caption_kinds"]["default"]["single"] == 0.2
+    assert unit_world().caption_kinds["single"] == 0.2
+    assert params.schema()["properties"]["world"]["properties"]["caption_kinds"]["default"]["single"] == 0.01
 
 
 def test_params_yaml_validates_against_the_schema_with_the_same_defaults():

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.io import write_parquet
@@ -46,9 +47,9 @@ from itmbench.params import make_config
 from itmbench.reading import read_json
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.pairs import Shortlist, shortlist_pairs, write_pair_scores
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
-WCFG = make_config(WorldConfig, n_train=60, n_val=10, n_test=40)
+WCFG = unit_world(n_train=60, n_val=10, n_test=40)
 MODULES = {  # each benchmark's canonical tables (write, read) and its scoring
     "bison": (bison_canonical, bison_score),
     "bivlc": (bivlc_canonical, bivlc_score),

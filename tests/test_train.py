@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import load_checkpoint, model_spec
@@ -12,7 +13,7 @@ from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, ItemStore, embed_items, folder_items, write_embeddings
 from itmbench.train import loop
 from itmbench.train.contrastive import TrainConfig, cosine_lr, train_contrastive, validation_r1
-from itmbench.world.generate import WorldConfig, generate_world, read_world, write_world
+from itmbench.world.generate import generate_world, read_world, write_world
 
 SPEC = model_spec("clip", {"family": "open_clip", "arch": "itm-clip-tiny", "trainer": "contrastive"})
 CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
@@ -21,7 +22,7 @@ CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5)
 @pytest.fixture(scope="module")
 def items_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(make_config(WorldConfig, n_train=96, n_val=24, n_test=24)), d)
+    write_world(generate_world(unit_world(n_train=96, n_val=24, n_test=24)), d)
     return d
 
 

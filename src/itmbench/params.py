@@ -8,8 +8,7 @@ and `params.yaml` in `itmbench/` are links to them), and `_schema()` is the file
 values added as defaults (`with_params_defaults`): the schema every fill and check below uses, so a
 section given alone (a CLI command's `--config`, a test) gets the run's values. `fill_config` fills the
 whole params as Snakemake's `validate(..., set_default=True)` would with that schema (workflow/rules/
-common.smk calls it). tests/test_params_defaults.py refuses a default stated in both files, but for the
-few keys whose schema default is a second, different value (`TWO_DEFAULTS` there).
+common.smk calls it). tests/test_params_defaults.py refuses a default stated in both files.
 
 The config dataclasses state only their fields' names and types, and check (`__post_init__`) only what the
 schema cannot state (its ranges, enums and `x-constraints` are checked here, once); each names its schema
@@ -115,8 +114,8 @@ def with_params_defaults(schema: dict[str, Any], values: Mapping[str, Any]) -> d
     params.yaml is the home of those defaults; the schema states a default only where params.yaml cannot
     (the fields of a model entry, `$defs`, keys params.yaml leaves out). A property whose schema default is
     `{}` is a section: its own properties take params.yaml's values. A property the schema marks required
-    gets no default; one whose schema states another default keeps it (`TWO_DEFAULTS` in
-    tests/test_params_defaults.py lists them).
+    gets no default; one whose schema states a default keeps it (tests/test_params_defaults.py refuses one that
+    params.yaml also states).
     """
     properties = schema.get("properties", {})
     for key, value in values.items():

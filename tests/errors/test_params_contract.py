@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from unit_world import unit_world
 
 from itmbench import params
 from itmbench.errors import InputError, reading
@@ -48,9 +49,9 @@ def _params() -> dict:
 @pytest.mark.parametrize(
     "build,key",
     [
-        (lambda: make_config(WorldConfig, {"noise": NAN}), "noise"),
-        (lambda: make_config(WorldConfig, {"p_colour": -INF}), "p_colour"),
-        (lambda: make_config(WorldConfig, {"caption_kinds": {"single": INF, "relation": 1}}), "caption_kinds.single"),
+        (lambda: unit_world({"noise": NAN}), "noise"),
+        (lambda: unit_world({"p_colour": -INF}), "p_colour"),
+        (lambda: unit_world({"caption_kinds": {"single": INF, "relation": 1}}), "caption_kinds.single"),
         (lambda: make_config(EccvConfig, {"answer_probs_fit": [0.8, NAN, 0.04, 0.01]}), "answer_probs_fit[1]"),
         (lambda: make_config(CxcConfig, {"threshold_sts": NAN}), "threshold_sts"),
         (lambda: make_config(CxcCocoConfig, {"threshold_sits": INF}), "threshold_sits"),

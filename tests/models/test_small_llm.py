@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.small_llm import (
     TEMPLATES,
@@ -31,9 +32,9 @@ from itmbench.negatives.llm_captions import (
 )
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
-WORLD = generate_world(make_config(WorldConfig, n_train=60, n_val=10, n_test=10))
+WORLD = generate_world(unit_world(n_train=60, n_val=10, n_test=10))
 TRAIN = WORLD.caption_table[WORLD.caption_table["split"] == "train"]
 STRUCTURES = [CaptionStructure.from_json(s) for s in TRAIN["structure"]]
 

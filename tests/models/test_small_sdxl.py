@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.small_sdxl import train_small_sdxl, word_clip_tokenizer
 from itmbench.negatives.sdxl import SDXLConfig, build_sdxl_pipeline, generate_sdxl, sdxl_prompt
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
 
 def test_every_word_of_the_prompts_is_one_token_and_a_prompt_fits_clips_77() -> None:
@@ -28,7 +29,7 @@ def test_every_word_of_the_prompts_is_one_token_and_a_prompt_fits_clips_77() -> 
 @pytest.mark.slow
 def test_a_short_training_writes_a_pipeline_loaded_by_path_that_draws(tmp_path) -> None:
     torch.set_num_threads(1)
-    world = generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=4))
+    world = generate_world(unit_world(n_train=24, n_val=4, n_test=4))
     table = world.caption_table[world.caption_table["split"] == "train"]
     by_image = table.groupby("image_id")["text"].apply(list)
     images = np.asarray(world.images[by_image.index.to_numpy()])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.capabilities import absent_reason, cell
 from itmbench.models.option_scorer import mcic_accuracy_of, option_rows, train_option_net
@@ -13,7 +14,6 @@ from itmbench.models.registry import FAMILIES, build_encoder
 from itmbench.models.spec import FAMILY_NAMES, model_spec
 from itmbench.models.unimodal import BagOfWords, PixelFeatures, train_bag_of_words
 from itmbench.papers.registry import GALLERY_BENCHMARKS, TASK_MODALITIES
-from itmbench.params import make_config
 from itmbench.scoring.retrieval import first_positive_ranks
 
 
@@ -41,9 +41,9 @@ def test_bag_of_words_t2t_retrieval_on_a_hand_example():
 
 
 def test_bag_of_words_fits_on_the_train_split_only(tmp_path):
-    from itmbench.world.generate import WorldConfig, generate_world, write_world
+    from itmbench.world.generate import generate_world, write_world
 
-    world = generate_world(make_config(WorldConfig, n_train=30, n_val=5, n_test=5))
+    world = generate_world(unit_world(n_train=30, n_val=5, n_test=5))
     write_world(world, tmp_path / "items")
     spec = model_spec("bow", {"family": "bag_of_words", "trainer": "bow_tfidf"})
     summary = train_bag_of_words(spec, None, tmp_path / "items", tmp_path / "m.pt", tmp_path / "h.json", None)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.negatives.candidates import PregeneratedGenerator, generate_candidates, write_candidates
@@ -27,7 +28,7 @@ from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.bivlc.statistics import published_survival_rates
 from itmbench.params import make_config
 from itmbench.params import schema as params_schema
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 TINY_DIFFUSION = {
     "resolution": 16,
@@ -49,7 +50,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A small world, a tiny diffusion model (2 steps) and a random-weight recognizer, both on disk."""
-    world = generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=6))
+    world = generate_world(unit_world(n_train=24, n_val=4, n_test=6))
     root = tmp_path_factory.mktemp("candidates")
     write_world(world, root / "items")
     train_diffusion(root / "items", make_config(DiffusionConfig, TINY_DIFFUSION), root / "diffusion")

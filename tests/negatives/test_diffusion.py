@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.negatives.diffusion import (
     BOS,
@@ -29,7 +30,7 @@ from itmbench.negatives.diffusion import (
 )
 from itmbench.negatives.generator import GeneratedImage
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 TINY = {
     "resolution": 16,
@@ -54,7 +55,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def items(tmp_path_factory) -> Path:
     """A small world's items folder."""
     path = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=4)), path)
+    write_world(generate_world(unit_world(n_train=24, n_val=4, n_test=4)), path)
     return path
 
 
@@ -181,5 +182,5 @@ def test_bad_config_and_missing_model(tmp_path) -> None:
         load_diffusion(tmp_path)
     with pytest.raises(ValueError, match="no images in split"):
         empty = tmp_path / "items"
-        write_world(generate_world(replace(make_config(WorldConfig), n_train=0, n_val=2, n_test=2)), empty)
+        write_world(generate_world(replace(unit_world(), n_train=0, n_val=2, n_test=2)), empty)
         train_diffusion(empty, make_config(DiffusionConfig, **TINY), tmp_path / "out")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.negatives.diffusion import DiffusionConfig, DiffusionGenerator, train_diffusion
 from itmbench.negatives.generator import GeneratedImage
@@ -12,7 +13,7 @@ from itmbench.negatives.recognizer import GridDetector, RecognizedGenerator, Rec
 from itmbench.papers.bivlc import build as bivlc_build
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A small world, a tiny diffusion model trained 3 steps, an untrained tiny recognizer."""
-    world = generate_world(make_config(WorldConfig, n_train=24, n_val=4, n_test=6))
+    world = generate_world(unit_world(n_train=24, n_val=4, n_test=6))
     root = tmp_path_factory.mktemp("generated_bivlc")
     write_world(world, root / "items")
     cfg = make_config(

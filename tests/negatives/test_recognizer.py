@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.negatives.captions import propose_edit
 from itmbench.negatives.diffusion import to_model_space, to_pixels
@@ -26,7 +27,7 @@ from itmbench.negatives.recognizer import (
 from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 from itmbench.world.scene import COLOURS, SHAPES, SIZES, Scene, WorldObject
 from itmbench.world.truth import caption_fits
 
@@ -45,7 +46,7 @@ def one_thread():
 @pytest.fixture(scope="module")
 def world():
     """A small world."""
-    return generate_world(make_config(WorldConfig, n_train=96, n_val=16, n_test=4))
+    return generate_world(unit_world(n_train=96, n_val=16, n_test=4))
 
 
 @pytest.fixture(scope="module")

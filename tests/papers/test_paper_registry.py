@@ -7,13 +7,13 @@ import importlib
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.io import write_parquet
 from itmbench.papers.published import load_published
 from itmbench.papers.registry import BENCHMARKS, PAPERS, benchmark
-from itmbench.params import make_config
 from itmbench.scoring.embed import ItemStore
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 # The parts of a benchmark's package the workflow calls, and what each must have.
 INTERFACE = {
@@ -73,10 +73,10 @@ def test_unknown_benchmark_is_named():
 
 
 def test_truth_settings_come_from_the_world():
-    cfg = benchmark("mcic").config({}, make_config(WorldConfig, relation_margin=0.11, max_objects=3))
+    cfg = benchmark("mcic").config({}, unit_world(relation_margin=0.11, max_objects=3))
     assert cfg.relation_margin == 0.11 and cfg.max_objects == 3
     with pytest.raises(ValueError, match="unknown keys"):
-        benchmark("bison").config({"no_such_key": 1}, make_config(WorldConfig))
+        benchmark("bison").config({"no_such_key": 1}, unit_world())
 
 
 def _extra(tmp_path, image_ids, caption_ids):
@@ -94,7 +94,7 @@ def _extra(tmp_path, image_ids, caption_ids):
 
 
 def test_item_store_reads_extra_item_folders(tmp_path):
-    write_world(generate_world(make_config(WorldConfig, n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    write_world(generate_world(unit_world(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
     extra = _extra(tmp_path, [1_000_000_000], [1_000_000_005])
     store = ItemStore(tmp_path / "items", [extra])
     batch = store.image_batch(np.array([3, 1_000_000_000]))
@@ -105,7 +105,7 @@ def test_item_store_reads_extra_item_folders(tmp_path):
 
 
 def test_item_store_refuses_colliding_ids(tmp_path):
-    write_world(generate_world(make_config(WorldConfig, n_train=4, n_val=2, n_test=2)), tmp_path / "items")
+    write_world(generate_world(unit_world(n_train=4, n_val=2, n_test=2)), tmp_path / "items")
     extra = _extra(tmp_path, [3], [1_000_000_005])
     with pytest.raises(ValueError, match="image id 3 is already defined"):
         ItemStore(tmp_path / "items", [extra])

@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.errors import InputError
 from itmbench.papers.registry import BENCHMARKS
-from itmbench.params import make_config
 from itmbench.reading import read_json
 from itmbench.scoring.embed import ItemStore, write_embeddings
 from itmbench.sources import export, release_format
@@ -46,7 +46,7 @@ from itmbench.sources.released import (
     registry_overlay,
     released_file,
 )
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 REPO = Path(__file__).resolve().parents[2]
 WORLD = {"n_train": 60, "n_val": 10, "n_test": 40}
@@ -96,7 +96,7 @@ def _file(key: str, root: Path) -> Path:
 def sources(tmp_path_factory) -> Sources:
     """The world written as the workflow writes it, exported by the CLI, read back by the coco source's CLI."""
     root = tmp_path_factory.mktemp("export_release")
-    world_cfg = make_config(WorldConfig, WORLD)
+    world_cfg = unit_world(WORLD)
     world = generate_world(world_cfg)
     write_world(world, root / "world" / "items")
     built: dict[str, dict[str, pd.DataFrame]] = {}
@@ -610,7 +610,7 @@ def test_every_benchmark_is_compared_and_what_is_not_carried_is_named():
 
 
 def test_jpeg_images_read_back_close_to_the_worlds_pixels_not_equal(tmp_path):
-    world = generate_world(make_config(WorldConfig, {"n_train": 2, "n_val": 1, "n_test": 2}))
+    world = generate_world(unit_world({"n_train": 2, "n_val": 1, "n_test": 2}))
     release = release_format.Release(release_format.WorldIds.of(world.image_table), world.images, "jpeg")
     files = export.coco_files(world.image_table, world.caption_table, release)
     zips = {}

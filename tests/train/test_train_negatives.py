@@ -5,18 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import TrainData
 from itmbench.train.recipes import RECIPES, co_caption_lists
 from itmbench.world.captions import CaptionStructure
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
 WIDTH = 96
-MARGIN = make_config(WorldConfig).relation_margin
+MARGIN = unit_world().relation_margin
 
 
 def char_tokens(texts: list[str]) -> torch.Tensor:
@@ -33,7 +34,7 @@ def decode(tokens: torch.Tensor) -> list[str]:
 
 @pytest.fixture(scope="module")
 def data() -> TrainData:
-    world = generate_world(make_config(WorldConfig, n_train=60, n_val=4, n_test=4))
+    world = generate_world(unit_world(n_train=60, n_val=4, n_test=4))
     return TrainData.from_world(world, char_tokens, "tiny world")
 
 
@@ -42,7 +43,7 @@ def scene_of(data: TrainData, row: int) -> Scene:
 
 
 def test_negclip_batches_hold_the_positives_then_edits_false_of_their_images(data):
-    cfg = make_config(TrainConfig, hard_negatives_per_sample=2)
+    cfg = make_config(TrainConfig, hard_negatives_per_sample=2, relation_margin=MARGIN)
     source = RECIPES["negclip"].build(data, cfg)
     neg = source.negatives
     assert source.n_samples == len(data) == 300

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.spec import load_checkpoint, model_spec
 from itmbench.params import make_config
@@ -12,7 +13,7 @@ from itmbench.train import TRAINERS
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import HardNegatives, TrainData, ValidationSet, hard_negative_accuracy
 from itmbench.train.negatives import caption_negatives
-from itmbench.world.generate import WorldConfig, generate_world, read_world, write_world
+from itmbench.world.generate import generate_world, read_world, write_world
 from itmbench.world.truth import caption_fits
 
 CFG = make_config(TrainConfig, epochs=3, batch_size=32, lr=2e-3, warmup_steps=5, select_on="hard_negative_accuracy")
@@ -21,7 +22,7 @@ CFG = make_config(TrainConfig, epochs=3, batch_size=32, lr=2e-3, warmup_steps=5,
 @pytest.fixture(scope="module")
 def items_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(make_config(WorldConfig, n_train=64, n_val=16, n_test=4)), d)
+    write_world(generate_world(unit_world(n_train=64, n_val=16, n_test=4)), d)
     return d
 
 

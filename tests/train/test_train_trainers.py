@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import ModelSpec, load_checkpoint, model_spec
@@ -13,7 +14,7 @@ from itmbench.params import make_config
 from itmbench.train import TRAINERS, loop, trainer
 from itmbench.train.config import TrainConfig
 from itmbench.train.recipes import RECIPES
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 NEW = ("negclip", "negclip_aro", "trohn_img", "vse_hinge", "de_i2t", "de_t2t", "de_t2t_i2t")
 CFG = make_config(TrainConfig, epochs=2, batch_size=32, lr=2e-3, warmup_steps=5, trohn_img_fraction=0.5)
@@ -28,7 +29,7 @@ def spec_of(name: str) -> ModelSpec:
 @pytest.fixture(scope="module")
 def items_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("world") / "items"
-    write_world(generate_world(make_config(WorldConfig, n_train=64, n_val=16, n_test=4)), d)
+    write_world(generate_world(unit_world(n_train=64, n_val=16, n_test=4)), d)
     return d
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
-from itmbench.params import make_config
 from itmbench.world import calibration as cal
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.truth import caption_fits
 
-SMALL = make_config(WorldConfig, n_train=20, n_val=5, n_test=40)
+SMALL = unit_world(n_train=20, n_val=5, n_test=40)
 ECCV = "raw.githubusercontent.com/naver-ai/eccv-caption/main/eccv_caption/data"
 
 

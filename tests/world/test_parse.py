@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unit_world import unit_world
 
-from itmbench.params import make_config
 from itmbench.world.captions import RELATION_WORDS, CaptionStructure, Mention, realise
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.parse import TEMPLATES, parse_caption
 from itmbench.world.scene import COLOURS, SHAPES, SIZES
 
-TINY = make_config(WorldConfig, n_train=40, n_val=10, n_test=30)
+TINY = unit_world(n_train=40, n_val=10, n_test=30)
 
 
 def test_every_caption_of_the_tiny_world_reads_back_to_its_structure():

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unit_world import unit_world
 
-from itmbench.params import make_config
 from itmbench.world.captions import CaptionStructure, Mention, caption_scene
-from itmbench.world.generate import WorldConfig, generate_world, read_world, write_world
+from itmbench.world.generate import generate_world, read_world, write_world
 from itmbench.world.scene import Scene, WorldObject, relation_holds, sample_scene
 from itmbench.world.truth import caption_fits, truth_matrix
 
-SMALL = make_config(WorldConfig, n_train=40, n_val=10, n_test=30)
+SMALL = unit_world(n_train=40, n_val=10, n_test=30)
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +27,12 @@ def test_same_seed_gives_identical_world(world):
 
 
 def test_other_seed_gives_other_world(world):
-    other = generate_world(make_config(WorldConfig, n_train=40, n_val=10, n_test=30, seed=1))
+    other = generate_world(unit_world(n_train=40, n_val=10, n_test=30, seed=1))
     assert not np.array_equal(world.images, other.images)
 
 
 def test_an_image_does_not_depend_on_the_world_size(world):
-    bigger = generate_world(make_config(WorldConfig, n_train=40, n_val=10, n_test=60))
+    bigger = generate_world(unit_world(n_train=40, n_val=10, n_test=60))
     assert np.array_equal(world.images[:80], bigger.images[:80])
 
 
@@ -124,4 +124,4 @@ def test_missing_items_folder_is_a_clear_error(tmp_path):
 
 def test_unknown_world_param_is_named():
     with pytest.raises(ValueError, match="n_tset"):
-        make_config(WorldConfig, {"n_tset": 3})
+        unit_world({"n_tset": 3})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.aro import build as aro_build
 from itmbench.papers.aro import canonical as aro_canonical
@@ -18,12 +19,12 @@ from itmbench.params import schema as params_schema
 from itmbench.scoring.embed import EmbeddingCache, pair_dots, write_embeddings
 from itmbench.scoring.pairs import PairScores, write_pair_scores
 from itmbench.world.captions import CaptionStructure
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.parse import parse_caption
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
-SMALL = make_config(WorldConfig, n_train=8, n_val=20, n_test=60)
+SMALL = unit_world(n_train=8, n_val=20, n_test=60)
 
 
 @pytest.fixture(scope="module")

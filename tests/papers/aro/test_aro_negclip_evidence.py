@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.aro import canonical as aro_canonical
 from itmbench.papers.registry import benchmark
-from itmbench.params import make_config
 from itmbench.train.negatives import swap_kinds
 from itmbench.world.captions import CaptionStructure
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 from itmbench.world.parse import parse_caption
 
 REPO = Path(__file__).resolve().parents[3]
@@ -61,7 +61,7 @@ def test_swap_edits_worked_example(swaps):
 
 
 def test_swap_edits_agree_with_the_parser_on_every_world_caption(swaps):
-    world = generate_world(make_config(WorldConfig, n_train=120, n_val=4, n_test=4))
+    world = generate_world(unit_world(n_train=120, n_val=4, n_test=4))
     seen = set()
     for text in world.caption_table["text"]:
         before = parse_caption(text).structure
@@ -92,7 +92,7 @@ def test_the_probe_negative_is_the_mention_swap_of_relation_captions_only(probe)
 
 @pytest.mark.slow  # a training run
 def test_relation_probe_trains_and_scores_on_a_small_world(tmp_path, probe, capsys):
-    cfg = make_config(WorldConfig, n_train=40, n_val=20, n_test=30)
+    cfg = unit_world(n_train=40, n_val=20, n_test=30)
     world = generate_world(cfg)
     write_world(world, tmp_path / "items")
     aro_canonical.write(benchmark("aro").build(world, {}, cfg, {}), tmp_path / "aro")

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.bison import audit as bison_audit
 from itmbench.papers.bison import build as bison_build
@@ -16,10 +17,10 @@ from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.bison.released import ANNOTATION_SCHEMA
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.truth import caption_fits
 
-WCFG = make_config(WorldConfig, n_train=300, n_val=10, n_test=150)
+WCFG = unit_world(n_train=300, n_val=10, n_test=150)
 CFG = make_config(BisonConfig, vector_size=32, epochs=5)
 EXACT = replace(CFG, annotator_error=0.0, verifier_error=0.0)
 

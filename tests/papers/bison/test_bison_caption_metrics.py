@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.cider.cider import Cider
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.errors import InputError
@@ -27,7 +28,7 @@ from itmbench.papers.bison.caption_metrics import (
 )
 from itmbench.papers.bison.config import BisonCaptionMetricsConfig, BisonConfig
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 CFG = make_config(BisonCaptionMetricsConfig)
 # image 1 (true image of instance 0): the query (10) and four others; image 2: five captions; image 3: two
@@ -133,7 +134,7 @@ def test_scores_are_pycocoevalcaps_on_the_reference_sets(metric) -> None:
 @pytest.fixture(scope="module")
 def world_bison(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("bisoncap")
-    wcfg = make_config(WorldConfig, n_train=300, n_val=10, n_test=150)
+    wcfg = unit_world(n_train=300, n_val=10, n_test=150)
     world = generate_world(wcfg)
     write_world(world, root / "items")
     tables = bison_build.build(world, make_config(BisonConfig, vector_size=32, epochs=5), world_cfg=wcfg)

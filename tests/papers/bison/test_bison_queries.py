@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.errors import InputError
@@ -18,7 +19,7 @@ from itmbench.papers.bison.config import BisonConfig
 from itmbench.papers.published import published_wide
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
 # images 1 and 2 with three captions each, image 3 with two; the text of 11 is repeated by 21
 CAPTIONS = pd.DataFrame(
@@ -106,7 +107,7 @@ def test_longest_choice_counts_ties_and_the_uniform_rate():
 
 
 def test_the_lexicon_tags_every_word_the_world_grammar_writes():
-    world = generate_world(make_config(WorldConfig, n_train=200, n_val=10, n_test=10))
+    world = generate_world(unit_world(n_train=200, n_val=10, n_test=10))
     lexicon = queries.world_lexicon()
     for text in world.caption_table["text"]:
         assert len(queries.world_pos(text, lexicon)) == len(text.split())
@@ -162,7 +163,7 @@ def test_figure14_accuracy_agrees_with_a_naive_loop(tmp_path):
 @pytest.fixture(scope="module")
 def world_bison(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("bisonq")
-    wcfg = make_config(WorldConfig, n_train=300, n_val=10, n_test=150)
+    wcfg = unit_world(n_train=300, n_val=10, n_test=150)
     world = generate_world(wcfg)
     write_world(world, root / "items")
     tables = bison_build.build(world, make_config(BisonConfig, vector_size=32, epochs=5), world_cfg=wcfg)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import UNIT_TRUTH, unit_world
 
 from itmbench.negatives.captions import locate_mentions, mention_text, propose_edit, realise_edit
 from itmbench.negatives.edits import STREAM_SECOND_ANNOTATOR, STREAM_SELECT, select_best
@@ -23,13 +24,13 @@ from itmbench.papers.sugarcrepe.released import SUBSETS
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.captions import CaptionStructure, Mention, noun_phrase
-from itmbench.world.generate import WorldConfig, generate_world, read_world
+from itmbench.world.generate import generate_world, read_world
 from itmbench.world.render import render_scene
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits, truth_matrix
 
-SMALL = make_config(WorldConfig, n_train=8, n_val=4, n_test=80)
-CFG = make_config(BiVLCConfig)
+SMALL = unit_world(n_train=8, n_val=4, n_test=80)
+CFG = make_config(BiVLCConfig, UNIT_TRUTH)
 MARGIN = CFG.relation_margin
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.errors import EXIT_INPUT, InputError
@@ -29,7 +30,7 @@ from itmbench.params import make_config
 from itmbench.train.config import TrainConfig
 from itmbench.train.loop import TrainData
 from itmbench.train.recipes import RECIPES
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
 COLUMNS = ["Replace Obj", "Replace Att", "Replace Rel", "Swap Obj", "Swap Att", "Add Obj", "Add Att"]
 
@@ -94,7 +95,7 @@ def test_bad_summaries_are_refused_naming_the_file_and_key(summary, named: str) 
 
 
 def test_the_trainers_summary_counts_the_negatives_it_made_on_a_tiny_world() -> None:
-    world = generate_world(make_config(WorldConfig, n_train=40, n_val=4, n_test=4))
+    world = generate_world(unit_world(n_train=40, n_val=4, n_test=4))
     data = TrainData.from_world(world, lambda texts: torch.zeros((len(texts), 4), dtype=torch.long), "tiny world")
     source = RECIPES["negclip"].build(data, make_config(TrainConfig))
     naive = Counter(source.negatives["subset"])

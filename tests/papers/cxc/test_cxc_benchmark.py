@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from unit_world import unit_world
 
 from itmbench.papers.cxc import audit as cxc_audit
 from itmbench.papers.cxc import build as cxc_build
@@ -22,11 +23,11 @@ from itmbench.params import make_config, section_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.scoring.retrieval import first_positive_ranks
 from itmbench.world.captions import CaptionStructure, Mention
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.scene import COLOURS, SHAPES, Scene, WorldObject
 from itmbench.world.truth import caption_fits
 
-SMALL = make_config(WorldConfig, n_train=2, n_val=30, n_test=50)
+SMALL = unit_world(n_train=2, n_val=30, n_test=50)
 MARGIN = SMALL.relation_margin
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from unit_world import unit_world
 
 from itmbench.cli import main
 from itmbench.errors import InputError
@@ -44,7 +45,7 @@ from itmbench.papers.published import published_wide
 from itmbench.params import make_config
 from itmbench.sources._common import typed_frame
 from itmbench.sources.released import resolve
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
 # Scores on the bins' edges, the top of the scale and between them.
 EDGE_SCORES = [0.0, 0.5, 0.49, 2.5, 2.99, 3.0, 4.5, 4.99, 5.0]
@@ -405,7 +406,7 @@ def test_table1_reads_the_printed_pairs() -> None:
 def world_files(tmp_path_factory) -> Path:
     """A small world's CxC folder, its captions, and two text models' CxC scores (made-up cosines)."""
     root = tmp_path_factory.mktemp("cxc_world")
-    world_cfg = make_config(WorldConfig, n_train=2, n_val=20, n_test=30)
+    world_cfg = unit_world(n_train=2, n_val=20, n_test=30)
     world = generate_world(world_cfg)
     tables = cxc_build.build(world, make_config(CxcConfig), world_cfg=world_cfg)
     cxc_canonical.write(tables, root / "cxc")

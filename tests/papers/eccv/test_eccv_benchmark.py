@@ -9,6 +9,7 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.metrics.ranking import map_at_r, pmrp, r_precision
 from itmbench.papers.eccv import audit as eccv_audit
@@ -20,11 +21,11 @@ from itmbench.papers.eccv.config import EccvConfig
 from itmbench.papers.eccv.released import SCHEMA
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.scene import SHAPES, relation_holds
 from itmbench.world.truth import caption_fits
 
-WCFG = replace(make_config(WorldConfig), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
+WCFG = replace(unit_world(), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
 CFG = make_config(EccvConfig, annotator_source="world")  # the simulated oracles; model annotators below
 I2T, T2I = "image_to_caption", "caption_to_image"
 

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.eccv import bias
 from itmbench.papers.published import load_published
@@ -148,9 +149,9 @@ def test_the_commands_write_table_e1_figure_e2_and_draw_it_from_a_world_build(tm
     from itmbench.papers.eccv.config import EccvConfig
     from itmbench.params import make_config
     from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-    from itmbench.world.generate import WorldConfig, generate_world
+    from itmbench.world.generate import generate_world
 
-    wcfg = replace(make_config(WorldConfig), n_train=0, n_val=0, n_test=60)
+    wcfg = replace(unit_world(), n_train=0, n_val=0, n_test=60)
     world = generate_world(wcfg)
     test = world.image_table["split"] == "test"
     img = world.image_table.loc[test, "image_id"].to_numpy(np.int64)

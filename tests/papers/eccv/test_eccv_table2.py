@@ -8,12 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.eccv import build as eccv_build
 from itmbench.papers.eccv import canonical, table2
 from itmbench.papers.eccv.config import EccvConfig
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
 I2T, T2I = "image_to_caption", "caption_to_image"
 YES = ("100% YES", "Partially YES")
@@ -90,7 +91,7 @@ def test_repeated_queries_are_refused():
 
 # --- on the build's tables -------------------------------------------------------------------------------------
 
-WCFG = replace(make_config(WorldConfig), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
+WCFG = replace(unit_world(), n_train=0, n_val=0, n_test=160)  # below the schema's minimums: test only
 CFG = make_config(EccvConfig, annotator_source="world")
 
 

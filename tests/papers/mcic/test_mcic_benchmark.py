@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.mcic import audit as mcic_audit
 from itmbench.papers.mcic import build as mcic_build
@@ -20,12 +21,16 @@ from itmbench.papers.mcic.build import NgramCounts, sentence_bleu
 from itmbench.papers.mcic.config import MCICConfig
 from itmbench.params import make_config
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.truth import caption_fits
 
-WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=40)
+WORLD = unit_world(n_train=200, n_val=30, n_test=40)
 CFG = make_config(
-    MCICConfig, pv_grid={"vector_size": [64], "epochs": [20]}, neighbourhood=40, relation_margin=WORLD.relation_margin
+    MCICConfig,
+    pv_grid={"vector_size": [64], "epochs": [20]},
+    neighbourhood=40,
+    relation_margin=WORLD.relation_margin,
+    max_objects=WORLD.max_objects,
 )
 
 
@@ -404,6 +409,6 @@ def test_summarize_counts_a_tie_as_wrong():
 
 
 def test_audit_rejects_tables_from_another_world(tables):
-    other = generate_world(make_config(WorldConfig, n_train=5, n_val=2, n_test=2))
+    other = generate_world(unit_world(n_train=5, n_val=2, n_test=2))
     with pytest.raises(KeyError, match="not in the world"):
         mcic_audit.audit(other, tables, CFG)

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import unit_world
 
 from itmbench.errors import InputError
 from itmbench.papers.mcic import build as mcic_build
@@ -17,9 +18,9 @@ from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.mcic.optimize_pv import choose, mgs_ranks, optimize_pv_on_world
 from itmbench.papers.mcic.tables import pv_search_long
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world, write_world
+from itmbench.world.generate import generate_world, write_world
 
-WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=20)
+WORLD = unit_world(n_train=200, n_val=30, n_test=20)
 GRID = {"vector_size": [16], "epochs": [5, 20]}
 CFG = make_config(MCICConfig, pv_grid=GRID, neighbourhood=40, relation_margin=WORLD.relation_margin)
 

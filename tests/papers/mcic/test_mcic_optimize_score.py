@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.mcic import build as mcic_build
 from itmbench.papers.mcic.build import sentence_bleu
@@ -11,9 +12,9 @@ from itmbench.papers.mcic.config import MCICConfig
 from itmbench.papers.mcic.optimize_score import Neighbourhoods, optimize_score, wmgs_ranks
 from itmbench.papers.published import published_wide
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
-WORLD = make_config(WorldConfig, n_train=200, n_val=30, n_test=20)
+WORLD = unit_world(n_train=200, n_val=30, n_test=20)
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 CFG = make_config(
     MCICConfig,

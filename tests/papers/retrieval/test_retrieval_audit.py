@@ -6,12 +6,13 @@ import itertools
 
 import numpy as np
 import pytest
+from unit_world import unit_world
 
 from itmbench.papers.retrieval import audit as retrieval_audit
 from itmbench.papers.retrieval import build as retrieval_build
 from itmbench.papers.retrieval.config import RetrievalConfig
 from itmbench.params import make_config
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 
 
 def _enumerated(n_true: int, n_original: int, k: int) -> float:
@@ -38,7 +39,7 @@ def test_oracle_recall_refuses_more_originals_than_true_matches():
 
 def test_audit_oracle_rows_equal_a_simulated_random_tie_order():
     """The audit's oracle R@1 equals the mean over many seeded shuffles of each query's true matches."""
-    wcfg = make_config(WorldConfig, n_train=1, n_val=1, n_test=40)
+    wcfg = unit_world(n_train=1, n_val=1, n_test=40)
     world = generate_world(wcfg)
     cfg = make_config(RetrievalConfig)
     tables = retrieval_build.build(world, cfg, world_cfg=wcfg)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from unit_world import UNIT_TRUTH, unit_world
 
 from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.bivlc import build as bivlc_build
@@ -19,12 +20,12 @@ from itmbench.params import make_config
 from itmbench.params import schema as params_schema
 from itmbench.scoring.embed import EmbeddingCache, write_embeddings
 from itmbench.world.captions import CaptionStructure
-from itmbench.world.generate import WorldConfig, generate_world
+from itmbench.world.generate import generate_world
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
 
-SMALL = make_config(WorldConfig, n_train=8, n_val=4, n_test=60)
-CFG = make_config(SugarCrepeConfig)
+SMALL = unit_world(n_train=8, n_val=4, n_test=60)
+CFG = make_config(SugarCrepeConfig, UNIT_TRUTH)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def test_params_section_is_the_schema_and_the_registry_passes_the_world_truth():
     props = schema["sugarcrepe"]["properties"]
     assert "relation_margin" not in props and "max_objects" not in props  # the world's: the registry passes them
     assert params["sugarcrepe"] == {k: v["default"] for k, v in props.items()}
-    world = make_config(WorldConfig, relation_margin=0.11, max_objects=3)
+    world = unit_world(relation_margin=0.11, max_objects=3)
     cfg = benchmark("sugarcrepe").config(params["sugarcrepe"], world)
     assert cfg.relation_margin == 0.11 and cfg.max_objects == 3
 
@@ -100,9 +101,9 @@ def test_deterministic_by_seed_and_the_same_as_bivlc_step_0(world, tables):
     again = sc_build.build(world, CFG)
     for name in tables:
         pd.testing.assert_frame_equal(tables[name], again[name])
-    other = sc_build.build(world, make_config(SugarCrepeConfig, seed=1))["instances"]
+    other = sc_build.build(world, make_config(SugarCrepeConfig, UNIT_TRUTH, seed=1))["instances"]
     assert not other[["caption_id", "negative_caption"]].equals(tables["instances"][["caption_id", "negative_caption"]])
-    step0, _ = bivlc_build.sugarcrepe_instances(world, make_config(BiVLCConfig))
+    step0, _ = bivlc_build.sugarcrepe_instances(world, make_config(BiVLCConfig, UNIT_TRUTH))
     pd.testing.assert_frame_equal(step0[list(sc_canonical.INSTANCE_COLUMNS)], tables["instances"])
 
 
