@@ -522,9 +522,11 @@ def test_bivlc_names_a_missing_sugarcrepe_image(raw_dir, items):
 
 
 def test_each_coco_build_reads_the_files_its_registry_entry_declares():
-    from itmbench.papers.sugarcrepe.coco import RELEASED_KEYS
+    from itmbench.negatives.captions import SUBSETS
+    from itmbench.papers.registry import SUGARCREPE_KEYS
 
-    assert set(RELEASED_KEYS) == set(coco_registry.COCO_BENCHMARKS["sugarcrepe"].released_keys)
+    assert set(SUGARCREPE_KEYS) == set(SUBSETS)  # the build reads one file per subset it builds
+    assert set(SUGARCREPE_KEYS.values()) == set(coco_registry.COCO_BENCHMARKS["sugarcrepe"].released_keys)
     declared = load_registry()
     for entry in coco_registry.COCO_BENCHMARKS.values():
         assert entry.released_keys and set(entry.released_keys) <= set(declared), entry.name

@@ -61,6 +61,7 @@ ECCV_KEYS = (
     *(f"eccv_{s}_{d}" for s in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")),
 )
 ARO_VG_KEYS = {"vg_relation": "aro_vg_relation", "vg_attribution": "aro_vg_attribution"}
+SUGARCREPE_KEYS = {subset: f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS}  # subset -> its released file
 ARO_IMAGES_KEY = "aro_vg_images"
 
 
@@ -260,7 +261,7 @@ BENCHMARKS: dict[str, BenchmarkEntry] = {
         heading="SugarCrepe (Hsieh et al.): pick the true caption against one hard negative of seven edit types",
         decimals=2,
         export_order=6,
-        coco_files=tuple(f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS),
+        coco_files=tuple(SUGARCREPE_KEYS.values()),
         coco_config="SugarCrepeCocoConfig",
         coco_adds_items=True,
     ),
@@ -393,7 +394,7 @@ PAPERS: dict[str, Paper] = {
         {"table2": "Table 2", "table3": "Table 3", "table4": "Table 4"},
         ("scores",),
         statistics_keys=(
-            *(f"sugarcrepe_{s}" for s in SUGARCREPE_SUBSETS),
+            *SUGARCREPE_KEYS.values(),
             "bivlc_sugarcrepe_test",
             "bivlc_results_vit_b_32",
         ),

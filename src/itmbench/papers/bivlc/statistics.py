@@ -9,6 +9,7 @@ import pandas as pd
 
 from itmbench.negatives.captions import SUBSETS
 from itmbench.papers.bivlc import released as bivlc_source
+from itmbench.papers.registry import SUGARCREPE_KEYS
 from itmbench.papers.statistics import compare_with_published, load_published, regenerated_frame
 from itmbench.papers.sugarcrepe import released as sugarcrepe_source
 from itmbench.sources.released import resolve
@@ -84,7 +85,7 @@ def bivlc_statistics(sugarcrepe: Mapping[str, pd.DataFrame], bivlc: pd.DataFrame
 def from_mirror(mirror: str | os.PathLike) -> pd.DataFrame:
     """Regenerate the paper's dataset statistics from the released files in a mirror folder."""
     subsets = [
-        sugarcrepe_source.read_sugarcrepe_json(resolve(f"sugarcrepe_{subset}", mirror, must_exist=True), subset)
+        sugarcrepe_source.read_sugarcrepe_json(resolve(SUGARCREPE_KEYS[subset], mirror, must_exist=True), subset)
         for subset in sugarcrepe_source.SUBSETS
     ]
     sugarcrepe = {

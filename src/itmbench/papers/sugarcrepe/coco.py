@@ -13,12 +13,10 @@ import numpy as np
 import pandas as pd
 
 from itmbench.negatives.captions import SUBSETS
+from itmbench.papers.registry import SUGARCREPE_KEYS
 from itmbench.papers.sugarcrepe import canonical
 from itmbench.papers.sugarcrepe.released import read_sugarcrepe_json
 from itmbench.sources.coco_benchmarks import AddedItems, CocoItems, Released, items_table, released_path
-
-# the registry keys of the subset files in SUBSETS' order: the registry's coco_files (a test checks)
-RELEASED_KEYS = tuple(f"sugarcrepe_{subset}" for subset in SUBSETS)
 
 
 @dataclass(frozen=True)
@@ -44,8 +42,8 @@ def from_released(raw_dir: str | Path, items: CocoItems, cfg: SugarCrepeCocoConf
     """
     added = AddedItems(cfg.id_offset)
     frames = []
-    for key, subset in zip(RELEASED_KEYS, SUBSETS, strict=True):
-        path = released_path(key, raw_dir)
+    for subset in SUBSETS:
+        path = released_path(SUGARCREPE_KEYS[subset], raw_dir)
         frame = read_sugarcrepe_json(path, subset)
         keys = frame["id"].to_numpy()
         items.require_image_ids(frame["image_id"].to_numpy(), path, lambda i, keys=keys: f"key {keys[i]!r}")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from itmbench.negatives.captions import SUBSETS
+from itmbench.papers.registry import SUGARCREPE_KEYS
 from itmbench.sources.release_format import Release, json_bytes
 
 
@@ -36,5 +37,5 @@ def export(tables: Mapping[str, pd.DataFrame], release: Release) -> dict[str, by
                 part["negative_caption"],
             )
         }
-        files[f"sugarcrepe_{subset}"] = json_bytes(document, indent=4)
+        files[SUGARCREPE_KEYS[subset]] = json_bytes(document, indent=4)
     return files
