@@ -13,7 +13,8 @@ images through the world's recognizer (issue 36; docs/coco.md, "A smoke test bef
    there) judges each image
    against the caption as the world's parser reads it: an image fits when P(fit) > 1/2 (the recognizer's own
    decision rule); BiVLC's first filter keeps a caption whose best image fits. Beside it, the recognizer's
-   ceiling: the same rule on the world's own images of those val captions (true pairs).
+   ceiling: the same rule on the world's own images of those val captions (true pairs), and its false-fit
+   rate on mismatched pairs (each caption against another image it does not fit by the world's truth).
 Prints, and writes as Markdown to `--out`, with Wilson 95% intervals.
 
 Usage: python benchmarks/small_models.py --world data/world/items --models /tmp/small --out reports/coco/small_models.md
@@ -98,10 +99,29 @@ def image_stage(models: Path, kept: list[str], world, recognizer) -> dict:
 
 def recognizer_ceiling(world, val: pd.DataFrame, structures, recognizer) -> dict:
     """The recognizer on the world's own images of the val captions, each against its caption: the share of true
-    pairs it reads as fitting, the most any generator's images can reach under it."""
-    images = world.images[val["image_id"].to_numpy(np.int64)]
+    pairs it reads as fitting, the most any generator's images can reach under it; and beside it, each caption
+    against the next image's (mismatched pairs; those that fit by the world's truth left out): how far the judge
+    tells the two apart."""
+    from itmbench.params import make_config
+    from itmbench.world.generate import WorldConfig
+    from itmbench.world.scene import Scene
+    from itmbench.world.truth import caption_fits
+
+    margin = make_config(WorldConfig).relation_margin  # params.yaml's, the margin the world was made with
+    scene_of = dict(zip(world.scene_table["image_id"].to_numpy(np.int64), world.scene_table["scene"]))
+    ids = val["image_id"].to_numpy(np.int64)
+    images = world.images[ids]
     fits = recognizer.judge_pairs(structures, images) > 0.5
-    return {"fitting": int(fits.sum()), "pairs": len(fits)}
+    distinct = list(dict.fromkeys(ids.tolist()))  # the images in order; each caption meets the next one's
+    other = np.array([distinct[(distinct.index(i) + 1) % len(distinct)] for i in ids.tolist()], dtype=np.int64)
+    truly = np.array([caption_fits(s, Scene.from_json(scene_of[int(j)]), margin) for s, j in zip(structures, other)])
+    wrong = recognizer.judge_pairs(structures, world.images[other]) > 0.5
+    return {
+        "fitting": int(fits.sum()),
+        "pairs": len(fits),
+        "mismatched": int((~truly).sum()),
+        "mismatched_fitting": int(wrong[~truly].sum()),
+    }
 
 
 def report(made: dict | None, table: pd.DataFrame, reasons: dict, images: dict, n_captions: int, ceiling: dict) -> str:
@@ -135,7 +155,9 @@ def report(made: dict | None, table: pd.DataFrame, reasons: dict, images: dict, 
         f"| {rate(images['fitting'], images['images'])} | {rate(images['kept_by_best'], images['readable'])} |",
         "",
         f"The recognizer's ceiling: the world's own images of those {ceiling['pairs']} val captions, each against its "
-        f"caption, read as fitting: {rate(ceiling['fitting'], ceiling['pairs'])}",
+        f"caption, read as fitting: {rate(ceiling['fitting'], ceiling['pairs'])}; each caption against the next "
+        f"image, where it does not fit by the world's truth ({ceiling['mismatched']} pairs), read as fitting: "
+        f"{rate(ceiling['mismatched_fitting'], ceiling['mismatched'])}",
         "",
     ]
     return "\n".join(lines)
