@@ -19,7 +19,8 @@ command's CPU: itmbench.worker_benchmark). With two revisions it also sets apart
 whose outputs the first one's DAG lacks (work added since), for a like-for-like ratio.
 
 Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
-       [--system-site-packages] [--keep DIR] [--json FILE]
+       [--system-site-packages] [--keep DIR] [--json FILE] [--md FILE] [--note TEXT]
+       python benchmarks/time_default_run.py --from-json FILE [--md FILE] [--note TEXT]   (runs nothing)
 """
 
 from __future__ import annotations
@@ -265,6 +266,77 @@ def summary(label: str, runs: list[dict]) -> list[str]:
     return lines
 
 
+def report_lines(runs: dict[str, list[dict]]) -> list[str]:
+    """What main prints after the runs: per revision, the comparison of two, per rule, per worker command."""
+    lines: list[str] = []
+
+    def out(text: str = "") -> None:
+        lines.extend(text.split("\n"))
+
+    for rev, rs in runs.items():
+        lines += summary(rev, rs)
+    labels = list(runs)
+    if len(labels) == 2:
+        a, b = (statistics.median(r["cpu_s"] for r in runs[k]) for k in labels)
+        wa, wb = (statistics.median(r["wall_s"] for r in runs[k]) for k in labels)
+        out(f"\n{labels[1]} / {labels[0]}: CPU {b / a:.2f}x, wall {wb / wa:.2f}x")
+        # work the later revision's DAG added: its CPU (from the worker's log) set apart, for a like-for-like ratio
+        added = [added_jobs_cpu(runs[labels[0]][0], r) for r in runs[labels[1]]]
+        added_cpu = statistics.median(x[2] for x in added)
+        same = statistics.median(r["cpu_s"] - x[2] for r, x in zip(runs[labels[1]], added))
+        out(
+            f"{labels[1]}: {added[0][0]} jobs whose outputs {labels[0]}'s DAG lacks ({added[0][1]} of them run in the "
+            f"worker), {added_cpu:.0f} s of CPU in the worker (median); without them {same:.0f} s: "
+            f"{same / a:.2f}x {labels[0]}'s CPU (Snakemake's and the clients' share of those jobs still counted)"
+        )
+    rules = sorted({rule for rs in runs.values() for r in rs for rule in r["per_rule"]})
+    out("\nper rule (summed over its jobs), median: jobs, job seconds, CPU seconds")
+    out(f"  {'rule':<28}" + "".join(f"{label[:24]:>26}" for label in labels))
+    for rule in rules:
+        cells = []
+        for label in labels:
+            figs = [r["per_rule"].get(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
+            med_s = statistics.median(f["s"] for f in figs)
+            med_cpu = statistics.median(f["cpu_s"] for f in figs)
+            cells.append(f"{figs[0]['jobs']:>4} {med_s:9.1f} {med_cpu:9.1f}  ")
+        out(f"  {rule:<28}" + "".join(f"{c:>26}" for c in cells))
+    for label in labels:
+        commands = sorted({c for r in runs[label] for c in r["per_worker_command"]})
+        if not commands:
+            continue
+        out(f"\n{label}: per command run in the worker (logs/worker.jsonl), median: jobs, wall seconds, CPU seconds")
+        for command in commands:
+            figs = [r["per_worker_command"].get(command, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
+            out(
+                f"  {command:<34}{figs[0]['jobs']:>5} {statistics.median(f['s'] for f in figs):9.1f} "
+                f"{statistics.median(f['cpu_s'] for f in figs):9.1f}"
+            )
+    return lines
+
+
+def finish(runs: dict[str, list[dict]], md: str | None, header: str, note: str | None = None) -> int:
+    """Print the figures of `runs`; with `md`, also write them there as Markdown (the header, then the figures
+    as printed, each run's line included)."""
+    lines = report_lines(runs)
+    print()
+    print("\n".join(lines))
+    if md:
+        per_run = [
+            f"run {i + 1} {rev}: CPU {r['cpu_s']:.0f} s (user {r['user_s']:.0f} + sys {r['sys_s']:.0f}), wall "
+            f"{r['wall_s']:.0f} s, peak process RSS {r['peak_rss_mb']:.0f} MB; {r['in_worker']} commands in the "
+            f"worker, {r['declined']} declined"
+            for rev, rs in runs.items()
+            for i, r in enumerate(rs)
+        ]
+        title = "**The default run as a newcomer runs it** (`benchmarks/time_default_run.py`)"
+        text = "\n".join(
+            [title, "", header, *([note, ""] if note else [""]), "```text", *per_run, "", *lines, "```", ""]
+        )
+        Path(md).parent.mkdir(parents=True, exist_ok=True)
+        Path(md).write_text(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rev", action="append", default=[], help="a git revision to time (repeat to compare, interleaved)")
@@ -277,10 +349,18 @@ def main(argv: list[str] | None = None) -> int:
         help="make each venv with the machine's installed packages visible (no download; not a newcomer's venv)",
     )
     p.add_argument("--json", default=None, help="also write the figures here")
+    p.add_argument("--md", default=None, help="also write the printed figures as Markdown (for docs/ snippets)")
+    p.add_argument("--note", default=None, help="a line for --md on the conditions (e.g. other work on the machine)")
+    p.add_argument(
+        "--from-json", default=None, help="run nothing: print (and --md) the figures of an earlier run's --json"
+    )
     p.add_argument(
         "--keep", type=Path, default=None, help="copy each revision's last tables, metrics and reports to DIR/<rev>"
     )
     args = p.parse_args(argv)
+    if args.from_json:
+        runs = json.loads(Path(args.from_json).read_text())
+        return finish(runs, args.md, f"figures read back from a run's --json file ({Path(args.from_json).name})", args.note)
     if args.configfile:
         args.configfile = str(Path(args.configfile).resolve())
     revs = args.rev or ["HEAD"]
@@ -297,14 +377,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.system_site_packages
         else ("python -m venv (packages installed by pip)")
     )
-    print(
+    header = (
         f"each run: git clone, then bash -c 'source VENV/bin/activate && {INSTALL}' (install) and "
         f"'... && {RUN.format(cores=args.cores)}{' --configfile override.yaml' if args.configfile else ''}' "
         f"(run); venv: {venv_kind}, one per revision; ITMBENCH_WORKER="
         f"{os.environ.get('ITMBENCH_WORKER', '(unset)')}"
-        + (f"; override.yaml: a copy of {args.configfile}" if args.configfile else ""),
-        flush=True,
+        + (f"; override.yaml: a copy of {args.configfile}" if args.configfile else "")
     )
+    print(header, flush=True)
     tmp = tempfile.mkdtemp(prefix="itmbench-revs-")  # removed when every run succeeded, kept to read otherwise
     folders = {rev: Path(tmp) / f"rev{i}" for i, rev in enumerate(revs)}
     venvs = {}
@@ -327,48 +407,9 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     shutil.rmtree(tmp, ignore_errors=True)
-    print()
-    for rev, rs in runs.items():
-        print("\n".join(summary(rev, rs)))
-    labels = list(runs)
-    if len(labels) == 2:
-        a, b = (statistics.median(r["cpu_s"] for r in runs[k]) for k in labels)
-        wa, wb = (statistics.median(r["wall_s"] for r in runs[k]) for k in labels)
-        print(f"\n{labels[1]} / {labels[0]}: CPU {b / a:.2f}x, wall {wb / wa:.2f}x")
-        # work the later revision's DAG added: its CPU (from the worker's log) set apart, for a like-for-like ratio
-        added = [added_jobs_cpu(runs[labels[0]][0], r) for r in runs[labels[1]]]
-        added_cpu = statistics.median(x[2] for x in added)
-        same = statistics.median(r["cpu_s"] - x[2] for r, x in zip(runs[labels[1]], added))
-        print(
-            f"{labels[1]}: {added[0][0]} jobs whose outputs {labels[0]}'s DAG lacks ({added[0][1]} of them run in the "
-            f"worker), {added_cpu:.0f} s of CPU in the worker (median); without them {same:.0f} s: "
-            f"{same / a:.2f}x {labels[0]}'s CPU (Snakemake's and the clients' share of those jobs still counted)"
-        )
-    rules = sorted({rule for rs in runs.values() for r in rs for rule in r["per_rule"]})
-    print("\nper rule (summed over its jobs), median: jobs, job seconds, CPU seconds")
-    print(f"  {'rule':<28}" + "".join(f"{label[:24]:>26}" for label in labels))
-    for rule in rules:
-        cells = []
-        for label in labels:
-            figs = [r["per_rule"].get(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
-            med_s = statistics.median(f["s"] for f in figs)
-            med_cpu = statistics.median(f["cpu_s"] for f in figs)
-            cells.append(f"{figs[0]['jobs']:>4} {med_s:9.1f} {med_cpu:9.1f}  ")
-        print(f"  {rule:<28}" + "".join(f"{c:>26}" for c in cells))
-    for label in labels:
-        commands = sorted({c for r in runs[label] for c in r["per_worker_command"]})
-        if not commands:
-            continue
-        print(f"\n{label}: per command run in the worker (logs/worker.jsonl), median: jobs, wall seconds, CPU seconds")
-        for command in commands:
-            figs = [r["per_worker_command"].get(command, {"jobs": 0, "s": 0.0, "cpu_s": 0.0}) for r in runs[label]]
-            print(
-                f"  {command:<34}{figs[0]['jobs']:>5} {statistics.median(f['s'] for f in figs):9.1f} "
-                f"{statistics.median(f['cpu_s'] for f in figs):9.1f}"
-            )
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=2))
-    return 0
+    return finish(runs, args.md, header, args.note)
 
 
 if __name__ == "__main__":

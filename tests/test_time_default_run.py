@@ -1,0 +1,60 @@
+"""benchmarks/time_default_run.py's report of runs, read back from its --json (`--from-json`, `--md`): the medians
+it prints against a naive median of made-up runs, and the Markdown a docs snippet shows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("time_default_run", REPO / "benchmarks" / "time_default_run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def a_run(cpu: float, wall: float, declined: int) -> dict:
+    return {
+        "cpu_s": cpu,
+        "user_s": cpu - 10,
+        "sys_s": 10.0,
+        "wall_s": wall,
+        "peak_rss_mb": 1000.0,
+        "install": {"cpu_s": 9.0, "wall_s": 9.0},
+        "jobs": 3,
+        "in_worker": 3 - declined,
+        "declined": declined,
+        "declined_reasons": {"environment variable OMP_NUM_THREADS differs from the worker's": declined}
+        if declined
+        else {},
+        "per_rule": {
+            "train": {"jobs": 2, "s": wall / 2, "cpu_s": cpu / 2},
+            "world": {"jobs": 1, "s": 1.0, "cpu_s": 1.0},
+        },
+        "per_worker_command": {"train": {"jobs": 2, "s": wall / 2, "cpu_s": cpu / 2}},
+    }
+
+
+def test_from_json_prints_and_writes_the_medians(tmp_path, capsys):
+    script = load_script()
+    runs = {"abc1234": [a_run(300, 200, 0), a_run(100, 120, 1), a_run(200, 150, 0)]}
+    (tmp_path / "runs.json").write_text(json.dumps(runs))
+    md = tmp_path / "out" / "default_run.md"
+    argv = ["--from-json", str(tmp_path / "runs.json"), "--md", str(md), "--note", "a quiet machine"]
+    assert script.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "abc1234: 3 run(s), median CPU 200 s (user 190 + sys 10), wall 150 s (min 120, max 200)" in printed
+    assert "declined 1x over the runs: environment variable OMP_NUM_THREADS" in printed
+    text = md.read_text()
+    assert text.startswith("**The default run as a newcomer runs it**")
+    assert "a quiet machine" in text and "runs.json" in text
+    for i, (cpu, wall) in enumerate(((300, 200), (100, 120), (200, 150)), 1):
+        assert f"run {i} abc1234: CPU {cpu} s" in text and f"wall {wall} s" in text
+    # the per-rule median of the job CPU: train's halves of 300, 100, 200
+    train = next(line for line in text.splitlines() if line.strip().startswith("train") and "100.0" in line)
+    assert train.split()[1:] == ["2", "75.0", "100.0"]
+    assert text.count("```") == 2
