@@ -3,19 +3,13 @@ rule from the benchmark files the log names, and the overlay that builds params.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import yaml
+from benchmark_scripts import load_benchmark
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("coco_small_dag", REPO / "benchmarks" / "coco_small_dag.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+SCRIPT = load_benchmark("coco_small_dag")
 
 
 LOG = """Building DAG of jobs...
@@ -49,7 +43,7 @@ def write_tsv(path: Path, s: float, cpu: float | str) -> None:
 
 
 def test_the_log_gives_jobs_done_and_planned_and_the_wall_between_its_first_and_last_stamps() -> None:
-    figures = load_script().log_figures(LOG)
+    figures = SCRIPT.log_figures(LOG)
     assert figures == {"jobs": 2, "planned": 3, "wall": 100.0}
 
 
@@ -57,15 +51,19 @@ def test_seconds_per_rule_sum_the_benchmark_files_each_job_names_and_skip_a_job_
     write_tsv(tmp_path / "benchmarks/rules/embed/vit_b_32/items.tsv", 14.5, 18.0)
     write_tsv(tmp_path / "benchmarks/rules/embed/vit_l_14/items.tsv", 16.0, 20.5)
     # score_benchmark's file is absent (its job had not ended): not counted
-    rules = load_script().rule_seconds(tmp_path, LOG)
+    rules = SCRIPT.rule_seconds(tmp_path, LOG)
     assert rules == {"embed": {"jobs": 2, "s": 30.5, "cpu_time": 38.5}}
     # a job gone before Snakemake's first sample has cpu_time NA: its wall time counts, its CPU as 0
     write_tsv(tmp_path / "benchmarks/rules/score/bison/random.tsv", 2.5, "NA")
-    assert load_script().rule_seconds(tmp_path, LOG)["score_benchmark"] == {"jobs": 1, "s": 2.5, "cpu_time": 0.0}
+    assert SCRIPT.rule_seconds(tmp_path, LOG)["score_benchmark"] == {
+        "jobs": 1,
+        "s": 2.5,
+        "cpu_time": 0.0,
+    }
 
 
 def test_hub_archs_builds_each_small_open_clip_model_from_params_yamls_own_config_at_random_weights() -> None:
-    models = load_script().hub_archs()["coco"]["models"]
+    models = SCRIPT.hub_archs()["coco"]["models"]
     real = yaml.safe_load((REPO / "params.yaml").read_text())["coco"]["models"]
     small = yaml.safe_load((REPO / "workflow/config/coco-small.yaml").read_text())["coco"]["models"]
     assert set(models) == {m for m, s in small.items() if s.get("family") == "open_clip"}

@@ -3,10 +3,8 @@ mismatched pairs, against a naive recount with a stand-in recognizer on a small 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
+from benchmark_scripts import load_benchmark
 from unit_world import unit_world
 
 from itmbench.params import make_config
@@ -14,15 +12,6 @@ from itmbench.world.captions import CaptionStructure
 from itmbench.world.generate import WorldConfig, generate_world
 from itmbench.world.scene import Scene
 from itmbench.world.truth import caption_fits
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("small_models", REPO / "benchmarks" / "small_models.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Always:
@@ -34,7 +23,7 @@ class Always:
 
 
 def test_the_ceiling_counts_true_pairs_and_mismatched_pairs_that_do_not_fit_by_truth(monkeypatch):
-    script = load_script()
+    script = load_benchmark("small_models")
     # the benchmark judges truth at params.yaml's margin (the margin a run's world is made with)
     margin = make_config(WorldConfig).relation_margin
     world = generate_world(unit_world(n_train=4, n_val=6, n_test=2, relation_margin=margin))

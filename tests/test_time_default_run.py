@@ -3,18 +3,9 @@ it prints against a naive median of made-up runs, and the Markdown a docs snippe
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("time_default_run", REPO / "benchmarks" / "time_default_run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_benchmark
 
 
 def a_run(cpu: float, wall: float, declined: int) -> dict:
@@ -40,7 +31,7 @@ def a_run(cpu: float, wall: float, declined: int) -> dict:
 
 
 def test_from_json_prints_and_writes_the_medians(tmp_path, capsys):
-    script = load_script()
+    script = load_benchmark("time_default_run")
     runs = {"abc1234": [a_run(300, 200, 0), a_run(100, 120, 1), a_run(200, 150, 0)]}
     (tmp_path / "runs.json").write_text(json.dumps(runs))
     md = tmp_path / "out" / "default_run.md"

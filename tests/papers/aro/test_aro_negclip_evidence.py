@@ -4,11 +4,10 @@ negatives and run on a small world."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from benchmark_scripts import load_benchmark
 from unit_world import unit_world
 
 from itmbench.papers.aro import canonical as aro_canonical
@@ -21,24 +20,14 @@ from itmbench.world.parse import parse_caption
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _load(name: str):
-    """A benchmarks/ script as a module, registered under its name (relation_probe imports negclip_swaps)."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 @pytest.fixture(scope="module")
 def swaps():
-    return _load("negclip_swaps")
+    return load_benchmark("negclip_swaps")
 
 
 @pytest.fixture(scope="module")
 def probe(swaps):
-    return _load("relation_probe")
+    return load_benchmark("relation_probe")
 
 
 def test_swap_edits_worked_example(swaps):
