@@ -18,9 +18,7 @@ SRC = REPO / "src" / "itmbench"
 
 # Shared files that still name a paper today, and why: work for later. Delete an entry when its file names no paper
 # (test_known_paper_names_are_still_there says when); never add one for new code.
-KNOWN_PAPER_NAMES: dict[str, str] = {
-    "src/itmbench/cli/predictions.py": "score-predictions' BISON-only options (--annotations, --bison-missing)",
-}
+KNOWN_PAPER_NAMES: dict[str, str] = {}
 
 
 def paper_name_pattern(names) -> re.Pattern[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from itmbench.cli._args import add_confidence, add_registry_option, non_negative_int, positive_int
-from itmbench.papers.registry import PREDICTION_FORMATS
+from itmbench.papers.registry import PAPERS, PREDICTION_FORMATS
 
 # The formats: ranked lists (the shared engine) and each paper's own (the registry)
 KINDS: tuple[str, ...] = ("ranked", *PREDICTION_FORMATS)
@@ -20,12 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "files", nargs="+", help="prediction files (ranked: i2t=PATH / t2i=PATH, or i2t/t2i in the name)"
     )
-    parser.add_argument("--annotations", default=None, help="bison: the annotation JSON or a canonical table")
     parser.add_argument("--positives", nargs="+", default=[], help="ranked: association JSONs or positives tables")
     parser.add_argument(
         "--positive-set", default=None, help="ranked: rows of this source/positive_set only (or COLUMN=VALUE)"
     )
-    parser.add_argument("--label", default=None, help="name of the system (ranked, sugarcrepe_gpt4v)")
+    parser.add_argument("--label", default=None, help="name of the system (ranked, and the formats that take one)")
     parser.add_argument("--out-dir", default=None, help="write metrics.json and metrics.{csv,md,tex} here")
     add_confidence(parser, "interval confidence, in (0, 1)")
     parser.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap resamples, >= 1")
@@ -33,14 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--ks", type=positive_int, nargs="+", default=[1, 5, 10], help="ranked: the K of R@K")
     parser.add_argument("--lenient", action="store_true", help="ranked: rankings shorter than R give lower bounds")
     parser.add_argument(
-        "--bison-missing", choices=["error", "wrong"], default="error", help="bison: a triple without a prediction"
-    )
-    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="score the instances present when predictions miss some (an error by default); "
         "the metrics JSON records n_missing and the log says how many",
     )
+    for paper in PAPERS.values():  # each paper's own options (the registry's `prediction_options`)
+        for flag, keywords in paper.prediction_options:
+            parser.add_argument(flag, **keywords)
     return parser
 
 

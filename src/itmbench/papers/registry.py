@@ -311,6 +311,9 @@ class Paper:
     claims_order: int = 0
     # the predictions formats its `predictions.score` reads (`itmbench score-predictions KIND`)
     prediction_formats: tuple[str, ...] = ()
+    # the `score-predictions` options its formats read, as (flag, argparse keywords): data, so that building the
+    # CLI's parser imports no paper's package; `itmbench.papers.predictions.run` passes them on
+    prediction_options: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     # Figures drawn from files computed from its rated data and scores, not from metrics (figures/<paper>/<stem>.png
     # of the source, and of results/released where the released files allow), and the tables of that kind its
     # report shows (tables/<paper>/<stem>.md): the workflow lists those a rule of the run writes.
@@ -355,6 +358,13 @@ PAPERS: dict[str, Paper] = {
         data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
         claims_order=5,
         prediction_formats=("bison",),
+        prediction_options=(
+            ("--annotations", {"default": None, "help": "bison: the annotation JSON or a canonical table"}),
+            (
+                "--bison-missing",
+                {"choices": ["error", "wrong"], "default": "error", "help": "bison: a triple without a prediction"},
+            ),
+        ),
         commands=True,
     ),
     "mcic": Paper(
