@@ -43,7 +43,25 @@ def test_no_default_is_stated_twice():
     another value states it: the unit tests' world grammar is tests/unit_world.py's.)"""
     schema, values = _files(REPO)
     twice = sorted(stated_twice(schema, values))
+    for path, definition in params.NESTED.items():  # a `$defs` definition whose values a section of params states
+        section, _, name = definition.partition(".")
+        if section == "$defs":
+            properties = schema["$defs"][name]["properties"]
+            stated = params._dig_values(values, path) or {}
+            twice += [f"{definition}.{key} ({path})" for key in stated if "default" in properties.get(key, {})]
     assert not twice, f"defaults both in params.yaml and in the schema (keep them in params.yaml): {twice}"
+
+
+def test_a_definition_takes_the_values_its_section_states():
+    """`$defs.llm` and `$defs.sdxl` (a config class's section: LLMConfig, SDXLConfig) take params.yaml's
+    `coco.llm` and `coco.sdxl`; the keys those leave out keep the schema's default."""
+    values = yaml.safe_load((REPO / "params.yaml").read_text())
+    for path, definition in params.NESTED.items():
+        if definition.startswith("$defs."):
+            filled = params.section_defaults(definition)
+            stated = params._dig_values(values, path)
+            assert stated and all(filled[key] == value for key, value in stated.items()), path
+    assert "prompt_suffix" in params.section_defaults("$defs.sdxl")  # stated in the schema alone
 
 
 def test_the_package_takes_params_yaml_defaults():

@@ -112,11 +112,33 @@ def with_params_defaults(schema: dict[str, Any], values: Mapping[str, Any]) -> d
     """The schema with params.yaml's values as the defaults of the properties it states (in place).
 
     params.yaml is the home of those defaults; the schema states a default only where params.yaml cannot
-    (the fields of a model entry, `$defs`, keys params.yaml leaves out). A property whose schema default is
-    `{}` is a section: its own properties take params.yaml's values. A property the schema marks required
-    gets no default; one whose schema states a default keeps it (tests/test_params_defaults.py refuses one that
-    params.yaml also states).
+    (the fields of a model entry, keys params.yaml leaves out). A property whose schema default is `{}` is a
+    section: its own properties take params.yaml's values. A `$defs` definition that params.yaml fills in
+    another section (`NESTED`: `coco.llm` holds `$defs.llm`'s keys) takes the values stated there. A property
+    the schema marks required gets no default; one whose schema states a default keeps it
+    (tests/test_params_defaults.py refuses one that params.yaml also states).
     """
+    _fill_defaults_from(schema, values)
+    for path, definition in NESTED.items():
+        section, _, name = definition.partition(".")
+        stated = _dig_values(values, path)
+        if section == "$defs" and isinstance(stated, Mapping) and name in schema.get("$defs", {}):
+            _fill_defaults_from(schema["$defs"][name], stated)
+    return schema
+
+
+def _dig_values(values: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path of params (None where a part is missing)."""
+    node: Any = values
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _fill_defaults_from(schema: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """with_params_defaults' walk of one schema node and the values params.yaml states for it."""
     properties = schema.get("properties", {})
     for key, value in values.items():
         node = properties.get(key)
@@ -126,8 +148,7 @@ def with_params_defaults(schema: dict[str, Any], values: Mapping[str, Any]) -> d
             if key not in schema.get("required", ()):
                 node["default"] = copy.deepcopy(value)
         elif node["default"] == {} and isinstance(value, Mapping):
-            with_params_defaults(node, value)
-    return schema
+            _fill_defaults_from(node, value)
 
 
 def load_schema() -> None:
