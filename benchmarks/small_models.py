@@ -113,7 +113,8 @@ def recognizer_ceiling(world, val: pd.DataFrame, structures, recognizer) -> dict
     images = world.images[ids]
     fits = recognizer.judge_pairs(structures, images) > 0.5
     distinct = list(dict.fromkeys(ids.tolist()))  # the images in order; each caption meets the next one's
-    other = np.array([distinct[(distinct.index(i) + 1) % len(distinct)] for i in ids.tolist()], dtype=np.int64)
+    following = dict(zip(distinct, distinct[1:] + distinct[:1]))
+    other = np.array([following[i] for i in ids.tolist()], dtype=np.int64)
     truly = np.array([caption_fits(s, Scene.from_json(scene_of[int(j)]), margin) for s, j in zip(structures, other)])
     wrong = recognizer.judge_pairs(structures, world.images[other]) > 0.5
     return {

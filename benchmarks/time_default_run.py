@@ -360,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.from_json:
         runs = json.loads(Path(args.from_json).read_text())
-        return finish(runs, args.md, f"figures read back from a run's --json file ({Path(args.from_json).name})", args.note)
+        header = f"figures read back from a run's --json file ({Path(args.from_json).name})"
+        return finish(runs, args.md, header, args.note)
     if args.configfile:
         args.configfile = str(Path(args.configfile).resolve())
     revs = args.rev or ["HEAD"]

@@ -47,7 +47,7 @@ def test_no_default_is_stated_twice():
         section, _, name = definition.partition(".")
         if section == "$defs":
             properties = schema["$defs"][name]["properties"]
-            stated = params._dig_values(values, path) or {}
+            stated = dict(params._entries(values, path)).get(path, {})
             twice += [f"{definition}.{key} ({path})" for key in stated if "default" in properties.get(key, {})]
     assert not twice, f"defaults both in params.yaml and in the schema (keep them in params.yaml): {twice}"
 
@@ -59,7 +59,7 @@ def test_a_definition_takes_the_values_its_section_states():
     for path, definition in params.NESTED.items():
         if definition.startswith("$defs."):
             filled = params.section_defaults(definition)
-            stated = params._dig_values(values, path)
+            stated = dict(params._entries(values, path)).get(path)
             assert stated and all(filled[key] == value for key, value in stated.items()), path
     assert "prompt_suffix" in params.section_defaults("$defs.sdxl")  # stated in the schema alone
 

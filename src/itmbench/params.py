@@ -121,20 +121,11 @@ def with_params_defaults(schema: dict[str, Any], values: Mapping[str, Any]) -> d
     _fill_defaults_from(schema, values)
     for path, definition in NESTED.items():
         section, _, name = definition.partition(".")
-        stated = _dig_values(values, path)
-        if section == "$defs" and isinstance(stated, Mapping) and name in schema.get("$defs", {}):
-            _fill_defaults_from(schema["$defs"][name], stated)
+        if section == "$defs" and name in schema.get("$defs", {}):
+            for _, stated in _entries(values, path):
+                if isinstance(stated, Mapping):
+                    _fill_defaults_from(schema["$defs"][name], stated)
     return schema
-
-
-def _dig_values(values: Mapping[str, Any], path: str) -> Any:
-    """The value at a dotted path of params (None where a part is missing)."""
-    node: Any = values
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def _fill_defaults_from(schema: dict[str, Any], values: Mapping[str, Any]) -> None:

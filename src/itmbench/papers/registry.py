@@ -61,8 +61,8 @@ ECCV_KEYS = (
     *(f"eccv_{s}_{d}" for s in ("eccv", "cxc", "original") for d in ("image_to_caption", "caption_to_image")),
 )
 ARO_VG_KEYS = {"vg_relation": "aro_vg_relation", "vg_attribution": "aro_vg_attribution"}
-SUGARCREPE_KEYS = {subset: f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS}  # subset -> its released file
 ARO_IMAGES_KEY = "aro_vg_images"
+SUGARCREPE_KEYS = {subset: f"sugarcrepe_{subset}" for subset in SUGARCREPE_SUBSETS}  # subset -> its released file
 
 
 def package_part(package: str, part: str) -> ModuleType:
