@@ -99,11 +99,12 @@ def train_llm(out: Path, caps, seed: int, log=print) -> None:
     log(f"small LLM: the teacher's answers kept by the template filter: {kept} of {len(corpus)}")
 
 
-def train_sdxl(out: Path, w, caps, seed: int, log=print) -> None:
-    """An SDXL pipeline (SDXL's classes at toy sizes) trained on the world's train images and captions."""
+def train_sdxl(out: Path, w, caps, seed: int, log=print, **steps: int) -> None:
+    """An SDXL pipeline (SDXL's classes at toy sizes) trained on the world's train images and captions (`steps`:
+    `vae_steps`, `unet_steps` other than `train_small_sdxl`'s, as benchmarks/sdxl_unet.py compares them)."""
     import numpy as np
 
     by_image = caps.groupby("image_id", sort=True)["text"].apply(list)
     images = np.asarray(w.images[by_image.index.to_numpy()])
-    pipe = small_sdxl.train_small_sdxl(images, by_image.tolist(), seed=seed, log=log)
+    pipe = small_sdxl.train_small_sdxl(images, by_image.tolist(), seed=seed, log=log, **steps)
     pipe.save_pretrained(out, safe_serialization=True)
