@@ -43,6 +43,24 @@ def test_ranks_do_not_depend_on_chunk_size():
         assert np.array_equal(first_positive_ranks(q, g, pos, chunk_size=chunk), ref)
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 16])
+def test_a_positive_listed_twice_counts_once(chunk):
+    q, g, positives = tied_data(7)
+    twice = [np.concatenate([p, p[:1]]) for p in positives]
+    expected = naive_first_positive_rank(q @ g.T, positives)
+    assert np.array_equal(first_positive_ranks(q, g, twice, chunk_size=chunk), expected)
+    assert np.array_equal(
+        first_positive_ranks(torch.from_numpy(q), torch.from_numpy(g), twice, chunk_size=chunk), expected
+    )
+
+
+@pytest.mark.parametrize("bad", [-1, 10_000])
+def test_a_positive_outside_the_gallery_is_an_error(bad):
+    q, g, positives = tied_data(8)
+    with pytest.raises(ValueError, match="positive gallery rows"):
+        first_positive_ranks(q, g, [np.array([bad])] + positives[1:])
+
+
 def test_query_without_positive_is_an_error():
     with pytest.raises(ValueError, match="no positive"):
         first_positive_ranks(torch.eye(2), torch.eye(2), [np.array([0]), np.array([], dtype=int)])
@@ -102,6 +120,16 @@ def test_wilson_interval_known_values():
 def test_retrieval_summary_is_deterministic():
     ranks = np.random.default_rng(0).integers(1, 100, size=500)
     assert retrieval_summary(ranks) == retrieval_summary(ranks)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 500, 1001])
+def test_medr_interval_is_the_one_a_median_per_resample_gives(n):
+    from itmbench.metrics.intervals import bootstrap_interval
+
+    ranks = np.random.default_rng(n).integers(1, 60, size=n)
+    by_resample = bootstrap_interval(ranks, median_rank, n_boot=300, seed=4)  # one np.median call per resample
+    summary = retrieval_summary(ranks, n_boot=300, seed=4)["MedR"]
+    assert (summary["lo"], summary["hi"]) == by_resample  # bit for bit
 
 
 def test_positive_lists_keep_gallery_rows():

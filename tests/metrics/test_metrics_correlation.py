@@ -63,6 +63,18 @@ def test_bootstrap_samples_equal_scipy_spearman_on_each_draw():
     assert res.mean_x100 == pytest.approx(100 * res.mean)
 
 
+@pytest.mark.parametrize("levels", [2, 6, 21, None])  # None: continuous values (sorted as rankdata sorts)
+def test_drawn_ranks_are_scipys_average_ranks(levels):
+    from itmbench.metrics.correlation import _drawn_ranks
+
+    rng = np.random.default_rng(levels or 0)
+    values = rng.normal(size=400) if levels is None else rng.integers(0, levels, size=400) / 4.0
+    idx = rng.integers(0, 400, size=(60, 150))
+    ranks = _drawn_ranks(values, idx)
+    assert ranks.dtype == np.float64
+    assert np.array_equal(ranks, stats.rankdata(values[idx], axis=1))  # bit for bit: the same halves
+
+
 def test_bootstrap_is_seeded_and_deterministic():
     rng = np.random.default_rng(2)
     qid, human, model = rated_pairs(rng)

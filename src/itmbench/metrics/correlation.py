@@ -54,12 +54,34 @@ def bootstrap_pair_draws(query_ids: ArrayLike, n_boot: int = 1000, fraction: flo
     return order[starts[chosen] + offsets]
 
 
-def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman rho of each row pair (average ranks for ties; nan for a constant row)."""
-    from scipy import stats
+def _drawn_ranks(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """`scipy.stats.rankdata(values[idx], axis=1)` (average ranks for ties), by counting where `values` takes
+    no more distinct values than a row is long (CxC's ratings: a handful of levels), so that no row is sorted:
+    a value's average rank is the count of smaller values in its row plus (its own count + 1) / 2, the
+    same halves rankdata computes."""
+    levels, codes = np.unique(values, return_inverse=True)
+    n_rows, width = idx.shape
+    if len(levels) > width or np.isnan(levels).any():
+        from scipy import stats
 
-    rx = stats.rankdata(x, axis=1)
-    ry = stats.rankdata(y, axis=1)
+        return stats.rankdata(values[idx], axis=1)
+    drawn = codes.ravel()[idx]
+    counts = np.bincount((np.arange(n_rows)[:, None] * len(levels) + drawn).ravel(), minlength=n_rows * len(levels))
+    counts = counts.reshape(n_rows, len(levels))
+    average = (np.cumsum(counts, axis=1) - counts) + (counts + 1) / 2.0
+    return average[np.arange(n_rows)[:, None], drawn]
+
+
+def _rowwise_spearman(x: np.ndarray, y: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+    """Spearman rho of each row pair (average ranks for ties; nan for a constant row); with `idx`, of the rows of
+    x[idx] and y[idx] (x and y 1-D)."""
+    if idx is None:
+        from scipy import stats
+
+        rx = stats.rankdata(x, axis=1)
+        ry = stats.rankdata(y, axis=1)
+    else:
+        rx, ry = _drawn_ranks(x, idx), _drawn_ranks(y, idx)
     rx -= rx.mean(axis=1, keepdims=True)
     ry -= ry.mean(axis=1, keepdims=True)
     num = (rx * ry).sum(axis=1)
@@ -90,7 +112,7 @@ def spearman_bootstrap(
     if np.isnan(h).any() or np.isnan(m).any():
         raise ValueError("ratings and model scores must not contain NaN")
     idx = bootstrap_pair_draws(q, n_boot=n_boot, fraction=fraction, seed=seed)
-    rho = _rowwise_spearman(h[idx], m[idx])
+    rho = _rowwise_spearman(h, m, idx)
     return BootstrapCorrelation(float(np.nanmean(rho)), float(np.nanstd(rho)), rho)
 
 

@@ -49,13 +49,23 @@ def bootstrap_interval(
     n_boot: int = 1000,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    rowwise: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of statistic(values), resampling rows with a fixed seed."""
+    """Percentile bootstrap interval of statistic(values), resampling rows with a fixed seed.
+
+    `rowwise`, when given, computes the statistic of every row of a 2-D block of resamples at once and must
+    give what `statistic` gives row by row (e.g. `np.median(x, axis=1)` for `np.median`): it spares a Python
+    call per resample on long inputs."""
     values = np.asarray(values)
     if len(values) == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(values), size=(n_boot, len(values)))
-    boots = np.array([statistic(values[i]) for i in idx], dtype=float)
+    if rowwise is None:
+        boots = np.array([statistic(values[i]) for i in idx], dtype=float)
+    else:
+        boots = np.concatenate(
+            [np.asarray(rowwise(values[idx[s : s + 64]]), dtype=float) for s in range(0, n_boot, 64)]
+        )
     lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
     return (float(lo), float(hi))

@@ -35,6 +35,8 @@ def retrieval_summary(
         hits = int(np.sum(ranks <= k))
         lo, hi = wilson_interval(hits, n, confidence)
         out[f"R@{k}"] = {"value": recall_at_k(ranks, k), "lo": 100 * lo, "hi": 100 * hi, "n": n}
-    lo, hi = bootstrap_interval(ranks, median_rank, n_boot=n_boot, seed=seed, confidence=confidence)
+    lo, hi = bootstrap_interval(
+        ranks, median_rank, n_boot=n_boot, seed=seed, confidence=confidence, rowwise=lambda x: np.median(x, axis=1)
+    )
     out["MedR"] = {"value": median_rank(ranks), "lo": lo, "hi": hi, "n": n}
     return out

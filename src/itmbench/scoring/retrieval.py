@@ -162,14 +162,36 @@ def first_positive_ranks(
     for start in range(0, len(queries), chunk_size):
         stop = min(start + chunk_size, len(queries))
         sims = dots(queries[start:stop], gallery)
-        mask = _positive_mask(xp, positives[start:stop], sims)
         if exclude is not None:
             own = np.asarray(exclude[start:stop], dtype=np.int64)
             sims[xp.index(np.arange(stop - start, dtype=np.int64), sims), xp.index(own, sims)] = float("-inf")
+        if isinstance(xp, _Numpy):
+            ranks[start:stop] = _ranks_from_positive_scores(sims, positives[start:stop]) + 1
+            continue
+        mask = _positive_mask(xp, positives[start:stop], sims)
         best = xp.row_max(xp.fill_outside(sims, mask, float("-inf")))
         above = xp.row_count((sims >= best[:, None]) & ~mask)
         ranks[start:stop] = xp.to_numpy(above) + 1
     return ranks
+
+
+def _ranks_from_positive_scores(sims: np.ndarray, positives: Sequence[np.ndarray]) -> np.ndarray:
+    """Per row of `sims`, how many non-positive columns score at least its best positive: the masked count of
+    `first_positive_ranks`, from the positives' own entries of `sims` (all columns at or above the best, less
+    the positives among them) instead of a mask and a masked copy of the whole matrix."""
+    n_rows, n_cols = sims.shape
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), [len(p) for p in positives])
+    cols = np.concatenate([np.asarray(p, dtype=np.int64).ravel() for p in positives])
+    if cols.min() < 0 or cols.max() >= n_cols:
+        raise ValueError(f"positive gallery rows must lie in 0..{n_cols - 1}, got {int(cols.min())}..{int(cols.max())}")
+    keys = np.unique(rows * n_cols + cols)  # a positive listed twice counts once, as in the mask
+    rows, cols = keys // n_cols, keys % n_cols
+    starts = np.searchsorted(rows, np.arange(n_rows))
+    values = sims[rows, cols]
+    best = np.maximum.reduceat(values, starts)
+    at_or_above = (sims >= best[:, None]).sum(axis=1)
+    positives_at_or_above = np.add.reduceat((values >= best[rows]).astype(np.int64), starts)
+    return (at_or_above - positives_at_or_above).astype(np.int64)
 
 
 def first_k_best(x: np.ndarray, k: int, excluded: np.ndarray | None = None) -> list[np.ndarray]:

@@ -87,11 +87,28 @@ def _coco_1k_recalls(
 
 
 def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarray) -> list[np.ndarray]:
-    """For each query id, its positive gallery ids (empty where none)."""
+    """For each query id, its positive gallery ids in the pairs' order (empty where none)."""
     qcol, tcol = ("image_id", "caption_id") if direction == I2T else ("caption_id", "image_id")
-    grouped = {int(k): v.to_numpy(dtype=np.int64) for k, v in pairs.groupby(qcol, sort=False)[tcol]}
+    q = pairs[qcol].to_numpy(dtype=np.int64)
+    order = np.argsort(q, kind="stable")  # a query's pairs stay in their order
+    q, t = q[order], pairs[tcol].to_numpy(dtype=np.int64)[order]
+    keys, starts = np.unique(q, return_index=True)
+    ends = np.append(starts[1:], len(q))
+    at = np.searchsorted(keys, np.asarray(query_ids, dtype=np.int64))
     empty = np.empty(0, dtype=np.int64)
-    return [grouped.get(int(q), empty) for q in query_ids]
+    out = []
+    for query, i in zip(query_ids, at):
+        out.append(t[starts[i] : ends[i]] if i < len(keys) and keys[i] == query else empty)
+    return out
+
+
+def _pairs_where(table: pd.DataFrame, **equal: str) -> pd.DataFrame:
+    """The (image_id, caption_id) columns of the rows whose named columns equal the given values (the id columns
+    alone: taking the string columns too costs more than the filtering, on ECCV's millions of PM pairs)."""
+    mask = np.ones(len(table), dtype=bool)
+    for column, value in equal.items():
+        mask &= (table[column] == value).to_numpy(dtype=bool)
+    return table.loc[mask, ["image_id", "caption_id"]]
 
 
 def score_dual(
@@ -125,8 +142,7 @@ def score_dual(
         q_ids, g_ids = ids[q_kind], ids[g_kind]
         eccv_queries = set(tables["queries"].loc[tables["queries"]["direction"] == direction, "query_id"].tolist())
         sources = {
-            s: _aligned_positives(pos[(pos["source"] == s) & (pos["direction"] == direction)], direction, q_ids)
-            for s in SOURCES
+            s: _aligned_positives(_pairs_where(pos, source=s, direction=direction), direction, q_ids) for s in SOURCES
         }
         if has_pm:
             pm_pos, n_pm, depth = _pm_depths(tables, direction, q_kind, q_ids)
@@ -181,7 +197,7 @@ def _pm_depths(
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Each query's PM positives, PM count and capped PMRP depth, checked against pm_vectors."""
     pm_pairs, pm_vec = tables["pm_positives"], tables["pm_vectors"]
-    pm_pos = _aligned_positives(pm_pairs[pm_pairs["direction"] == direction], direction, q_ids)
+    pm_pos = _aligned_positives(_pairs_where(pm_pairs, direction=direction), direction, q_ids)
     pv = pm_vec[pm_vec["kind"] == q_kind].set_index("item_id")
     missing = [int(q) for q in q_ids if int(q) not in pv.index]
     if missing:
@@ -240,13 +256,34 @@ def _metric_columns(scores: pd.DataFrame) -> list[str]:
     return out
 
 
-def _bootstrap_means(groups: list[np.ndarray], n_boot: int, seed: int, confidence: float) -> tuple[float, float]:
+class _Draws:
+    """The resampling indices `_bootstrap_means` draws for groups of given lengths (a generator seeded afresh per
+    call, each group's draws in turn), drawn once per lengths and kept: the columns of one direction share
+    their lengths, so `summarize` draws a few times instead of three times per column, with the same indices."""
+
+    def __init__(self, n_boot: int, seed: int) -> None:
+        self.n_boot, self.seed = n_boot, seed
+        self._kept: dict[tuple[int, ...], list[np.ndarray]] = {}
+
+    def __call__(self, lengths: tuple[int, ...]) -> list[np.ndarray]:
+        if lengths not in self._kept:
+            rng = np.random.default_rng(self.seed)
+            # int32 halves the memory of the kept draws; the indices, and so the means, are the same
+            self._kept[lengths] = [
+                rng.integers(0, n, size=(self.n_boot, n)).astype(np.int32, copy=False) for n in lengths
+            ]
+        return self._kept[lengths]
+
+
+def _bootstrap_means(
+    groups: list[np.ndarray], n_boot: int, seed: int, confidence: float, draws: _Draws | None = None
+) -> tuple[float, float]:
     """Percentile interval of the mean of group means, each group resampled on its own (seeded)."""
-    rng = np.random.default_rng(seed)
+    draws = draws or _Draws(n_boot, seed)
     boots = np.zeros(n_boot, dtype=np.float64)
-    for g in groups:
-        idx = rng.integers(0, len(g), size=(n_boot, len(g)))
-        boots += g[idx].mean(axis=1)
+    for g, idx in zip(groups, draws(tuple(len(g) for g in groups))):
+        for start in range(0, n_boot, 64):  # each replicate's mean on its own: chunks only spare memory
+            boots[start : start + 64] += g[idx[start : start + 64]].mean(axis=1)
     boots /= len(groups)
     lo, hi = np.percentile(boots, [50 * (1 - confidence), 50 * (1 + confidence)])
     return float(lo), float(hi)
@@ -265,6 +302,7 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
     if missing:
         raise ValueError(f"ECCV scores: missing columns {missing}; expected the table score_dual writes")
     metrics: dict[str, dict[str, Any]] = {}
+    draws = _Draws(n_boot, seed)
     for col in _metric_columns(scores):
         groups = []
         for direction in DIRECTIONS:
@@ -273,14 +311,14 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         if any(len(g) == 0 for g in groups):
             continue
         for direction, g in zip(DIRECTIONS, groups):
-            lo, hi = _bootstrap_means([g], n_boot, seed, confidence)
+            lo, hi = _bootstrap_means([g], n_boot, seed, confidence, draws)
             metrics[f"{col}_{SHORT[direction]}"] = {
                 "value": 100 * float(g.mean()),
                 "lo": 100 * lo,
                 "hi": 100 * hi,
                 "n": int(len(g)),
             }
-        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence)
+        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence, draws)
         metrics[col] = {
             "value": 100 * float(np.mean([g.mean() for g in groups])),
             "lo": 100 * lo,
