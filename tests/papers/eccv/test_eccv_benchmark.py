@@ -617,3 +617,15 @@ def test_figure3a_counts_queries_by_positives_as_a_naive_recount(cxc_tables):
     eccv_mean = long[long["column"] == "eccv t2i"].eval("n_positives * value").sum()
     orig_mean = long[long["column"] == "original t2i"].eval("n_positives * value").sum()
     assert eccv_mean > orig_mean  # ECCV adds positives to a caption query's one original image
+
+
+@pytest.mark.parametrize("zeta", [0, 1, 2])
+@pytest.mark.parametrize("n_captions", [0, 1, 300])
+def test_pm_match_is_the_l1_distance_of_every_pair(zeta, n_captions):
+    rng = np.random.default_rng(zeta + n_captions)
+    images = rng.integers(0, 3, size=(120, len(SHAPES)))  # shape counts: many repeated vectors
+    captions = rng.integers(0, 3, size=(n_captions, len(SHAPES)))
+    naive = np.array([[np.abs(c - i).sum() <= zeta for i in images] for c in captions], dtype=bool).reshape(
+        n_captions, len(images)
+    )
+    assert np.array_equal(eccv_build.pm_match(images, captions, zeta), naive)

@@ -48,15 +48,16 @@ def _all_pairs_true_positives(sd: _Split, task: str, cfg: CxcConfig) -> set[tupl
         ids = sd.caption_ids
         for start in range(0, len(ids), _CHUNK):
             rows = np.arange(start, min(start + _CHUNK, len(ids)))
-            inter = np.rint((x[rows] @ xt).toarray())
-            union = size[rows][:, None] + size[None, :] - inter
-            c1_fits = sd.fits[rows][:, sd.caption_image_row]  # [c1 in rows, c2]: c1 fits the image of c2
-            c2_fits = sd.fits[:, sd.caption_image_row[rows]].T  # [c1 in rows, c2]: c2 fits the image of c1
+            # columns from `start` on: a pair is kept only above the diagonal (c2 > c1 >= start)
+            inter = np.rint((x[rows] @ xt[:, start:]).toarray())
+            union = size[rows][:, None] + size[None, start:] - inter
+            c1_fits = sd.fits[rows][:, sd.caption_image_row[start:]]  # [c1 in rows, c2]: c1 fits the image of c2
+            c2_fits = sd.fits[start:, sd.caption_image_row[rows]].T  # [c1 in rows, c2]: c2 fits the image of c1
             cross = (c1_fits.astype(np.float64) + c2_fits.astype(np.float64)) / 2.0
             sim = _sts_value(inter, union, cross, cfg.sts_overlap_weight)
-            upper = np.arange(len(ids))[None, :] > rows[:, None]
+            upper = np.arange(start, len(ids))[None, :] > rows[:, None]
             r, c = np.nonzero((sim >= thr) & upper)
-            out.update(zip(ids[rows[r]].tolist(), ids[c].tolist()))
+            out.update(zip(ids[rows[r]].tolist(), ids[start + c].tolist()))
         return out
     arrays = scene_arrays(sd.scenes, max_objects=max(1, max(len(s.objects) for s in sd.scenes)))
     ids = sd.image_ids

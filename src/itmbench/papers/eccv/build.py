@@ -73,6 +73,7 @@ from itmbench.papers.eccv.config import ANSWERS, WORLD_ANNOTATORS, EccvConfig
 from itmbench.papers.eccv.graded import SplitData, claim_matrix, split_data
 from itmbench.papers.eccv.released import DIRECTIONS
 from itmbench.scoring.embed import EmbeddingCache
+from itmbench.scoring.retrieval import first_k_best
 from itmbench.world.generate import World, WorldConfig
 from itmbench.world.scene import SHAPES
 
@@ -263,7 +264,7 @@ def propose(
                 )
             if not np.isfinite(s).all():
                 raise ValueError(f"annotator {annotator.name!r} ({direction}): non-finite scores")
-            top = np.argsort(-s, axis=1, kind="stable")[:, :k]
+            top = np.array(first_k_best(s, k), dtype=np.int64).reshape(len(q), k)  # a stable argsort's first k
             frames.append(
                 pd.DataFrame(
                     {
@@ -318,9 +319,14 @@ def pm_vectors(data: SplitData, cfg: EccvConfig) -> tuple[np.ndarray, np.ndarray
 
 
 def pm_match(image_vectors: np.ndarray, caption_vectors: np.ndarray, zeta: int) -> np.ndarray:
-    """bool [captions, images]: the vectors differ in at most zeta (L1 distance; Hamming on sets)."""
-    dist = np.abs(caption_vectors[:, None, :] - image_vectors[None, :, :]).sum(axis=2)
-    return dist <= zeta
+    """bool [captions, images]: the vectors differ in at most zeta (L1 distance; Hamming on sets).
+
+    Computed between the distinct vectors (a few dozen shape counts) and spread to every caption and image:
+    a [captions, images, shapes] difference would take gigabytes at COCO's 25k x 5k."""
+    img, img_row = np.unique(np.asarray(image_vectors), axis=0, return_inverse=True)
+    cap, cap_row = np.unique(np.asarray(caption_vectors), axis=0, return_inverse=True)
+    dist = np.abs(cap[:, None, :] - img[None, :, :]).sum(axis=2)
+    return (dist <= zeta)[cap_row.ravel()][:, img_row.ravel()]
 
 
 # --- build -----------------------------------------------------------------------------------------
