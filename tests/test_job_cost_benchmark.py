@@ -1,0 +1,51 @@
+"""benchmarks/job_cost.py: it finds the job that writes a run's file, runs it from two source trees without
+touching the run, and says whether they wrote the same bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from benchmark_scripts import load_benchmark
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_outputs_and_their_folder_move_into_the_scratch_folder(tmp_path):
+    script = load_benchmark("job_cost")
+    outputs = ["data/world/eccv/items.parquet", "data/world/eccv/positives.parquet"]
+    argv = ["build-benchmark", "--name", "eccv", "--items", "data/world/items", "--out", "data/world/eccv"]
+    moved = script.redirected(argv, outputs, tmp_path)
+    assert moved[:-1] == argv[:-1] and moved[-1] == str(tmp_path / "data/world/eccv")  # inputs stay
+    with pytest.raises(SystemExit, match="names an output"):
+        script.redirected(["world", "--out", "elsewhere"], outputs, tmp_path)
+
+
+def test_same_files_compares_names_and_bytes(tmp_path):
+    script = load_benchmark("job_cost")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        (d / "x").mkdir(parents=True)
+        (d / "x" / "f.json").write_text("{}")
+    assert script.same_files(a, b)
+    (b / "x" / "f.json").write_text("{ }")
+    assert not script.same_files(a, b)
+    (b / "x" / "f.json").write_text("{}")
+    (b / "g").write_text("")
+    assert not script.same_files(a, b)
+
+
+@pytest.mark.slow
+def test_a_scoring_job_of_the_tiny_run_costs_the_same_from_one_tree_twice(tiny_world_run, capsys):
+    script = load_benchmark("job_cost")
+    target = "results/world/metrics/retrieval/clip.json"
+    before = (tiny_world_run / target).stat().st_mtime_ns
+    assert (
+        script.main(
+            ["--run", str(tiny_world_run), "--before", str(REPO), "--after", str(REPO), "--runs", "1", "--job", target]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert f"{target} after/before" in out and "outputs byte-identical" in out
+    assert (tiny_world_run / target).stat().st_mtime_ns == before  # the run's own file is untouched
