@@ -70,19 +70,22 @@ def redirected(argv: list[str], outputs: list[str], scratch: Path) -> list[str]:
     return out
 
 
-def timed(tree: Path, run: Path, argv: list[str]) -> tuple[float, float, float]:
-    """Wall s, CPU s and peak RSS (MB) of one command run with `tree`'s source."""
+def timed(tree: Path, run: Path, argv: list[str], log: Path) -> tuple[float, float, float]:
+    """Wall s, CPU s and peak RSS (MB) of one command run with `tree`'s source; its output goes to `log`."""
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "ITMBENCH_WORKER": "0"}
     start = time.perf_counter()
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from itmbench.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
-        cwd=run,
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(child.pid, 0)  # this child's own CPU and peak RSS
+    with open(log, "w") as sink:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from itmbench.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+            cwd=run,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own CPU and peak RSS
     if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{tree}: {shlex.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
+        tail = "\n".join(log.read_text().splitlines()[-15:])
+        raise SystemExit(f"{tree}: {shlex.join(argv)} exited {os.waitstatus_to_exitcode(status)}:\n{tail}")
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
@@ -110,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             got: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
             for _ in range(args.runs):
                 for name, tree in trees.items():
-                    got[name].append(timed(tree, args.run, redirected(command, outputs, Path(tmp) / name / target)))
+                    argv = redirected(command, outputs, Path(tmp) / name / target)
+                    got[name].append(timed(tree, args.run, argv, Path(tmp) / f"{name}.log"))
             medians = {name: [statistics.median(x[i] for x in runs) for i in range(3)] for name, runs in got.items()}
             for name, (wall, cpu, rss) in medians.items():
                 print(f"{target:44} {name:7} {wall:8.1f} {cpu:8.1f} {rss:8.0f}")

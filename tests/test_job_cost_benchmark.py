@@ -35,6 +35,12 @@ def test_same_files_compares_names_and_bytes(tmp_path):
     assert not script.same_files(a, b)
 
 
+def test_a_failing_command_stops_with_its_output(tmp_path):
+    script = load_benchmark("job_cost")
+    with pytest.raises(SystemExit, match=r"(?s)exited 2:.*no-such-command"):
+        script.timed(REPO, tmp_path, ["no-such-command"], tmp_path / "job.log")
+
+
 @pytest.mark.slow
 def test_a_scoring_job_of_the_tiny_run_costs_the_same_from_one_tree_twice(tiny_world_run, capsys):
     script = load_benchmark("job_cost")
