@@ -361,3 +361,33 @@ def test_one_hot_rows_give_the_dense_products_values():
         np.testing.assert_array_equal(row_dots(hot[rows], grid), row_dots(grid, hot[rows]))
     with pytest.raises(TypeError, match="one-hot rows"):
         OneHot.identity(3)[0]
+
+
+@pytest.mark.parametrize("bench", ["retrieval", "cxc", "eccv"])
+def test_each_rerank_grid_ranks_only_the_direction_taken_from_it(bench, world, built, cache, cross_cache, tmp_path):
+    """score_pairs ranks a grid's own direction only: the table equals taking each direction's rows from the whole
+    scoring of its grid (`by_direction`), as before it ranked both on both grids."""
+    from itmbench.papers.retrieval import score as retrieval_score
+    from itmbench.scoring.pairs import Shortlist, by_direction, rerank_caches
+
+    if bench == "retrieval":
+        items, positives = build_world_retrieval(world, "test", WCFG.relation_margin, WCFG.max_objects)
+        tables = {"items": items, "positives": positives}
+        module, whole, column = retrieval_score, lambda g: score_retrieval(items, positives, g), "direction"
+    else:
+        tables = built[bench]
+        module = {"cxc": cxc_score, "eccv": eccv_score}[bench]
+        whole, column = (lambda g: module.score_dual(tables, g)), {"cxc": "task", "eccv": "direction"}[bench]
+    shortlist = Shortlist(cache, 3)
+    pairs = pair_scores_from(cross_cache, module.pairs_needed(tables, shortlist=shortlist), tmp_path / "p.parquet")
+    got = module.score_pairs(tables, pairs, shortlist=shortlist)
+    grids = rerank_caches(tables["items"], pairs, shortlist)
+    t2i = "caption_to_image" if bench == "eccv" else "t2i"
+    want = by_direction({d: whole(grids[d]) for d in grids}, column, t2i=t2i)
+    if bench == "cxc":  # its SITS rows then read the pair scores themselves, in score_pairs as before
+        sits = (want["task"] == "sits").to_numpy()
+        assert got.loc[~sits].equals(want.loc[~sits])
+    else:
+        assert got.equals(want)
+    if "rank" in got.columns:
+        assert (got.loc[got["part"] != "correlation", "rank"] > 0).all() if bench == "cxc" else (got["rank"] > 0).all()

@@ -250,9 +250,15 @@ def positive_lists(
 
 
 def score_retrieval(
-    items: pd.DataFrame, positives: pd.DataFrame, cache: EmbeddingCache, chunk_size: int = 1024
+    items: pd.DataFrame,
+    positives: pd.DataFrame,
+    cache: EmbeddingCache,
+    chunk_size: int = 1024,
+    ranked: Sequence[str] = ("i2t", "t2i"),
 ) -> pd.DataFrame:
-    """Per-query first-positive ranks for i2t and t2i under every positive set of the benchmark."""
+    """Per-query first-positive ranks for i2t and t2i under every positive set of the benchmark. A direction not
+    in `ranked` keeps its rows with rank -1 (a re-ranking grid's other direction, which `pairs.by_direction`
+    drops)."""
     image_ids = items.loc[items["kind"] == "image", "item_id"].to_numpy(dtype=np.int64)
     caption_ids = items.loc[items["kind"] == "caption", "item_id"].to_numpy(dtype=np.int64)
     img, cap = cache.get("image", image_ids), cache.get("caption", caption_ids)
@@ -264,7 +270,10 @@ def score_retrieval(
             ("t2i", caption_ids, image_ids, cap, img, "caption_id", "image_id"),
         ):
             pos = positive_lists(q_ids, g_ids, pairs, q_col, g_col)
-            ranks = first_positive_ranks(q_emb, g_emb, pos, chunk_size)
+            if direction in ranked:
+                ranks = first_positive_ranks(q_emb, g_emb, pos, chunk_size)
+            else:
+                ranks = np.full(len(q_ids), -1, dtype=np.int64)
             frames.append(
                 pd.DataFrame(
                     {

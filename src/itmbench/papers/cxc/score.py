@@ -11,6 +11,7 @@ every rated pair against agg_score; the bootstrap query is caption1 (STS), image
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -115,13 +116,19 @@ TASK_MODALITY = {
 }
 
 
-def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_size: int = 1024) -> pd.DataFrame:
+def score_dual(
+    tables: dict[str, pd.DataFrame],
+    cache: EmbeddingCache,
+    chunk_size: int = 1024,
+    ranked: Sequence[str] = ("i2t", "t2i"),
+) -> pd.DataFrame:
     """Per-instance scores of a dual encoder on the scored split: retrieval ranks and rated-pair similarities.
 
     Rows with part='retrieval': task i2t/t2i/t2t/i2i, positive_set coco/cxc, query_id, n_positives,
     rank (1-based first positive; item_id -1). Rows with part='correlation': task sts/sis/sits,
     query_id (the bootstrap's query side), item_id (the rated partner), agg_score, model_score (dot
-    product; rank -1).
+    product; rank -1). An image-text task not in `ranked` keeps its rows with rank -1 (a re-ranking
+    grid's other direction, which `pairs.by_direction` drops).
     """
     split = _config_value(tables, "score_split")
     sits_query = _config_value(tables, "sits_query")
@@ -148,7 +155,10 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache, chunk_siz
         ):
             lists = _positive_lists(q_ids, g_ids, pairs, q_col, g_col)
             keep = np.array([len(p) > 0 for p in lists], dtype=bool)
-            ranks = first_positive_ranks(q_emb[keep], g_emb, [p for p, k in zip(lists, keep) if k], chunk_size)
+            if task in ranked:
+                ranks = first_positive_ranks(q_emb[keep], g_emb, [p for p, k in zip(lists, keep) if k], chunk_size)
+            else:
+                ranks = np.full(int(keep.sum()), -1, dtype=np.int64)
             frames.append(_retrieval_frame(task, positive_set, q_ids[keep], [p for p in lists if len(p)], ranks))
     co = original.merge(original, on="b_id", suffixes=("_1", "_2"))
     cocaptions = pd.DataFrame({"a_id": co["a_id_1"].to_numpy(), "b_id": co["a_id_2"].to_numpy()})
@@ -228,7 +238,7 @@ def score_pairs(
         )
         return score_dual(tables, grid, chunk_size)
     grids = rerank_caches(items, pairs, shortlist)
-    out = by_direction({d: score_dual(tables, grids[d], chunk_size) for d in grids}, "task")
+    out = by_direction({d: score_dual(tables, grids[d], chunk_size, ranked=(d,)) for d in grids}, "task")
     sits = (out["task"] == "sits").to_numpy()
     query, partner = out.loc[sits, "query_id"].to_numpy(np.int64), out.loc[sits, "item_id"].to_numpy(np.int64)
     caption, image = (partner, query) if _config_value(tables, "sits_query") == "image" else (query, partner)

@@ -33,7 +33,7 @@ from itmbench.metrics.ranking import map_at_r_batch, pmrp_batch, r_precision_bat
 from itmbench.papers.eccv.canonical import GALLERY_KIND, I2T, PM_TABLES, QUERY_KIND, SHORT, T2I
 from itmbench.papers.eccv.released import DIRECTIONS, SOURCES
 from itmbench.scoring.embed import EmbeddingCache
-from itmbench.scoring.pairs import PairScores, Shortlist, by_direction, items_grid, rerank_caches, shortlist_pairs
+from itmbench.scoring.pairs import PairScores, Shortlist, items_grid, rerank_caches, shortlist_pairs
 from itmbench.scoring.retrieval import gathered_dots, top_k
 
 PMRP_SKIPPED_NOTE = "pmrp not computed: the benchmark has no plausible-match tables (pm_vectors, pm_positives)"
@@ -116,8 +116,10 @@ def score_dual(
     cache: EmbeddingCache,
     ks: Sequence[int] = (1, 5, 10),
     chunk_size: int = 1024,
+    directions: Sequence[str] = DIRECTIONS,
 ) -> pd.DataFrame:
-    """Per-query top-K rankings of a dual encoder and their per-query ECCV, COCO 5K, CxC and PMRP values.
+    """Per-query top-K rankings of a dual encoder and their per-query ECCV, COCO 5K, CxC and PMRP values
+    (the queries of `directions`, in that order).
 
     One row per (direction, query) over every item of the split: ranked_ids / ranked_scores (the
     top-K gallery ids and their dot products, best first), then per source s in eccv, original, cxc
@@ -137,7 +139,7 @@ def score_dual(
     image_fold, caption_fold = coco_1k_folds(tables)
     fold_of = {"image": image_fold.to_numpy(), "caption": caption_fold.to_numpy()}
     frames = []
-    for direction in DIRECTIONS:
+    for direction in directions:
         q_kind, g_kind = QUERY_KIND[direction], GALLERY_KIND[direction]
         q_ids, g_ids = ids[q_kind], ids[g_kind]
         eccv_queries = set(tables["queries"].loc[tables["queries"]["direction"] == direction, "query_id"].tolist())
@@ -227,8 +229,9 @@ def score_pairs(
     shortlist it re-ranks (then ranks past k follow the shortlist model)."""
     items = tables["items"]
     if shortlist is not None:
-        grids = rerank_caches(items, pairs, shortlist)
-        return by_direction({d: score_dual(tables, grids[d], ks) for d in grids}, "direction", t2i=T2I)
+        grids = rerank_caches(items, pairs, shortlist)  # each direction's queries ranked on their own grid
+        frames = [score_dual(tables, grids[SHORT[d]], ks, directions=(d,)) for d in DIRECTIONS]
+        return pd.concat(frames, ignore_index=True)
     grid = pairs.as_cache(
         items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
     )

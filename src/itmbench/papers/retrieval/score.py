@@ -41,7 +41,8 @@ def score_pairs(
     items, positives = tables["items"], tables["positives"]
     if shortlist is not None:
         grids = rerank_caches(items, pairs, shortlist)
-        return by_direction({d: score_retrieval(items, positives, grids[d], chunk_size) for d in grids}, "direction")
+        frames = {d: score_retrieval(items, positives, grids[d], chunk_size, ranked=(d,)) for d in grids}
+        return by_direction(frames, "direction")  # each grid ranks only the direction taken from it
     cache = pairs.as_cache(
         items.loc[items["kind"] == "caption", "item_id"].to_numpy(), items.loc[items["kind"] == "image", "item_id"]
     )
