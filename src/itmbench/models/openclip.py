@@ -224,10 +224,9 @@ class WordCachedTokenizer:
 
     def __init__(self, tokenizer: Any) -> None:
         self.inner = tokenizer
-        self.context_length = tokenizer.context_length
         self._words: dict[str, list[int]] = {}
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # context_length, vocab_size, decode, ...: the tokenizer's own
         return getattr(self.inner, name)
 
     def _word(self, word: str) -> list[int]:

@@ -278,11 +278,9 @@ class _Draws:
         return self._kept[lengths]
 
 
-def _bootstrap_means(
-    groups: list[np.ndarray], n_boot: int, seed: int, confidence: float, draws: _Draws | None = None
-) -> tuple[float, float]:
-    """Percentile interval of the mean of group means, each group resampled on its own (seeded)."""
-    draws = draws or _Draws(n_boot, seed)
+def _bootstrap_means(groups: list[np.ndarray], draws: _Draws, confidence: float) -> tuple[float, float]:
+    """Percentile interval of the mean of group means, each group resampled on its own (`draws`' seeded indices)."""
+    n_boot = draws.n_boot
     boots = np.zeros(n_boot, dtype=np.float64)
     for g, idx in zip(groups, draws(tuple(len(g) for g in groups))):
         for start in range(0, n_boot, 64):  # each replicate's mean on its own: chunks only spare memory
@@ -314,14 +312,14 @@ def summarize(scores: pd.DataFrame, n_boot: int = 1000, seed: int = 0, confidenc
         if any(len(g) == 0 for g in groups):
             continue
         for direction, g in zip(DIRECTIONS, groups):
-            lo, hi = _bootstrap_means([g], n_boot, seed, confidence, draws)
+            lo, hi = _bootstrap_means([g], draws, confidence)
             metrics[f"{col}_{SHORT[direction]}"] = {
                 "value": 100 * float(g.mean()),
                 "lo": 100 * lo,
                 "hi": 100 * hi,
                 "n": int(len(g)),
             }
-        lo, hi = _bootstrap_means(groups, n_boot, seed, confidence, draws)
+        lo, hi = _bootstrap_means(groups, draws, confidence)
         metrics[col] = {
             "value": 100 * float(np.mean([g.mean() for g in groups])),
             "lo": 100 * lo,
