@@ -199,6 +199,43 @@ def test_killing_the_job_kills_its_command(running_worker, tmp_path):
     assert not (tmp_path / "index.html").exists()
 
 
+def test_a_job_killed_the_moment_its_command_is_forked_still_kills_the_command(tmp_path):
+    """The child is born with the worker's signal handlers: a SIGTERM that reaches it before it has a fresh
+    process's (here sent by the worker right after the fork, while the child waits) must kill it once it has
+    them, not stop the child's copy of the worker's loop and let the command run on (the race behind a CI
+    failure of the test above)."""
+    sock, log = tmp_path / "w.sock", tmp_path / "worker.jsonl"
+    early_kill = (
+        "import os, signal, sys, time\n"
+        "fork = os.fork\n"
+        "def killed_at_birth():\n"
+        "    pid = fork()\n"
+        "    if pid == 0:\n"
+        "        time.sleep(0.5)  # the child still has the worker's handlers when the signal comes\n"
+        "    else:\n"
+        "        os.kill(pid, signal.SIGTERM)\n"
+        "    return pid\n"
+        "os.fork = killed_at_birth\n"
+        "sys.argv = ['serve_worker', *sys.argv[1:]]\n"
+        "import runpy\n"
+        "runpy.run_module('itmbench.cli.serve_worker', run_name='__main__')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", early_kill, str(sock), str(os.getpid()), str(log)],
+        env=BASE_ENV,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_for(sock.exists, 60), "the worker did not create its socket"
+        status, text = run_itmbench(["world", "--config", json.dumps(WORLD), "--out", "items"], tmp_path, job_env(sock))
+        assert status == 128 + signal.SIGTERM, text
+        assert [json.loads(line)["status"] for line in _lines(log)] == [128 + signal.SIGTERM]
+        assert not (tmp_path / "items").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def _has_child(pid: int) -> bool:
     """Whether process `pid` (the worker) has a child right now (the forked command)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):  # no pgrep needed: field 4 of /proc/<pid>/stat is the parent

@@ -283,6 +283,9 @@ def _run_child(request: dict, fds: list[int], run) -> int:
         return err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
 
 
+_FORWARDED = {signal.SIGTERM, signal.SIGINT}  # the signals a job's command gets as a fresh process would
+
+
 class Worker:
     def __init__(self, path: str, log_path: str | None, parent: int, run) -> None:
         self.path = path
@@ -373,7 +376,15 @@ class Worker:
         sys.stdout.flush()
         sys.stderr.flush()
         server = os.getpid()
-        pid = os.fork()
+        # A child is born with the worker's handlers, under which a SIGTERM (its job killed at once) would only
+        # stop the child's copy of the loop and the command would run on: the signals wait, blocked, until the
+        # child has a fresh process's handlers (the worker's own wait the few lines of a fork).
+        signal.pthread_sigmask(signal.SIG_BLOCK, _FORWARDED)
+        try:
+            pid = os.fork()
+        except OSError:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _FORWARDED)
+            raise
         if pid == 0:
             status = 3
             try:
@@ -382,6 +393,7 @@ class Worker:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in a fresh process
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _FORWARDED)  # a SIGTERM that came meanwhile kills it now
                 for closing in (self.listener, conn, *(c[0] for c in self.children.values())):
                     closing.close()
                 os.close(self.wake_r)
@@ -395,6 +407,7 @@ class Worker:
                     sys.stdout.flush()
                     sys.stderr.flush()
                 os._exit(status if isinstance(status, int) and 0 <= status < 256 else 1)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _FORWARDED)
         for fd in fds:
             os.close(fd)
         self.children[pid] = (conn, request["argv"], time.monotonic(), shell)
