@@ -10,8 +10,9 @@ The same run as tests/workflow/test_coco_small_dag.py, as a measurement rather t
    release as mirror and registry) with `--workflow-profile workflow/profiles/gpu`. With `--hub-archs`
    each open_clip model of the small overlay is built instead from params.yaml's own open_clip
    config for it (ViT-B-32, ViT-B-16, ViT-L-14; the fine-tunes start from ViT-B-32) with random
-   weights (`pretrained: null`), at the config's image size (224 px): the real architectures'
-   cost with nothing downloaded. The LLM and SDXL stay the small models.
+   weights (`pretrained: null`), at the config's image size (224 px), and each model job with
+   params.yaml's threads (`coco.threads: null`, every core): the real architectures' cost with
+   nothing downloaded. The LLM and SDXL stay the small models.
 Prints, and writes as Markdown to `--out`: the device (torch's name of the card, or the CPU), the
 jobs run, the run's wall time and its processes' CPU time, and the seconds Snakemake's benchmark
 files record per rule (summed over the rule's jobs; `s` is wall, `cpu_time` CPU).
@@ -81,7 +82,7 @@ def hub_archs() -> dict:
         if spec.get("family") == "open_clip" and real.get(name, {}).get("family") == "open_clip":
             own = {key: real[name][key] for key in ("arch", "quick_gelu") if key in real[name]}
             models[name] = {**spec, **own, "pretrained": None}
-    return {"coco": {"models": models}}
+    return {"coco": {"models": models, "threads": None}}  # and params.yaml's threads: every core, as a real run
 
 
 def rule_seconds(work: Path, log: str) -> dict[str, dict[str, float]]:

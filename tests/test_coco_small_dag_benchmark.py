@@ -63,7 +63,9 @@ def test_seconds_per_rule_sum_the_benchmark_files_each_job_names_and_skip_a_job_
 
 
 def test_hub_archs_builds_each_small_open_clip_model_from_params_yamls_own_config_at_random_weights() -> None:
-    models = SCRIPT.hub_archs()["coco"]["models"]
+    archs = SCRIPT.hub_archs()["coco"]
+    assert archs["threads"] is None  # params.yaml's: every core for a model job, as a real run (not coco-small's 1)
+    models = archs["models"]
     real = yaml.safe_load((REPO / "params.yaml").read_text())["coco"]["models"]
     small = yaml.safe_load((REPO / "workflow/config/coco-small.yaml").read_text())["coco"]["models"]
     assert set(models) == {m for m, s in small.items() if s.get("family") == "open_clip"}

@@ -96,3 +96,26 @@ def test_coco_small_params_name_the_folders_the_command_writes() -> None:
     for name, spec in small["models"].items():  # the same roles: trainer and QuickGELU as params.yaml's
         assert spec.get("trainer") == params["models"][name].get("trainer"), name
         assert spec["quick_gelu"] == params["models"][name]["quick_gelu"], name
+
+
+def test_the_process_beside_fails_the_whole_naming_itself() -> None:
+    """make-small-models trains SDXL in a second process beside the LM (`_beside`): its failure is the command's."""
+    import sys
+
+    from itmbench.models.small import _beside
+
+    with pytest.raises(RuntimeError, match=r"exit \(its own process\) failed with exit status 3"):
+        with _beside(sys.exit, 3):
+            pass
+
+
+def test_a_block_that_fails_stops_the_process_beside_it() -> None:
+    import time
+
+    from itmbench.models import small
+
+    started = time.monotonic()
+    with pytest.raises(KeyError):
+        with small._beside(time.sleep, 120):
+            raise KeyError("the LM's training failed")
+    assert time.monotonic() - started < 60  # the sleeping process was stopped, not waited for

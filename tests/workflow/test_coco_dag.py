@@ -72,3 +72,30 @@ def test_the_coco_dag_is_complete_and_every_command_is_real(tmp_path) -> None:
 def test_fewer_shards_plan_fewer_generation_jobs(tmp_path) -> None:
     rules, _ = plan(tmp_path, {"coco": {"llm_shards": 3, "sdxl_shards": 2}})
     assert rules["coco_caption_negatives"] == 3 and rules["coco_image_negatives"] == 2
+
+
+def job_threads(tmp_path, override=None) -> dict[str, set[int]]:
+    """rule -> the thread counts its planned jobs get (a dry run prints `threads: N` for N > 1), on two cores."""
+    d = copy_workflow(tmp_path)
+    res = snakemake(d, "-n", "-p", override={"source": "coco", **(override or {})})
+    assert res.returncode == 0, res.stderr[-3000:]
+    threads: dict[str, set[int]] = {}
+    for job in re.split(r"\n(?=(?:local)?rule \w+:\n)", res.stdout + res.stderr):
+        if rule := re.match(r"(?:local)?rule (\w+):\n", job):
+            n = re.search(r"^\s+threads: (\d+)$", job, flags=re.M)
+            threads.setdefault(rule.group(1), set()).add(int(n.group(1)) if n else 1)
+    return threads
+
+
+@pytest.mark.slow
+def test_coco_threads_sets_every_model_jobs_threads(tmp_path) -> None:
+    """`coco.threads: null` gives each COCO model job every core (an LLM or SDXL shard up to 4); a count gives
+    them that many (the small DAG's 1: each job in the warm worker, docs/coco.md)."""
+    model_rules = ("embed", "embed_added", "coco_finetune", "coco_caption_negatives", "coco_image_negatives")
+    (tmp_path / "all").mkdir()
+    every_core = job_threads(tmp_path / "all")
+    assert all(every_core[rule] == {2} for rule in model_rules), every_core  # the plan's two cores
+    (tmp_path / "one").mkdir()
+    one = job_threads(tmp_path / "one", {"coco": {"threads": 1}})
+    assert all(one[rule] == {1} for rule in model_rules), one
+    assert every_core["score_benchmark"] == one["score_benchmark"] == {1}  # one thread either way

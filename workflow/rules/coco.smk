@@ -98,7 +98,7 @@ rule coco_caption_negatives:
         config=get_coco_llm_params,
         shards=COCO["llm_shards"],
         limit=COCO["trohn_captions"],
-    threads: 4
+    threads: COCO_THREADS or 4
     resources:
         mem_mb=32000,
         gpu=1,
@@ -148,7 +148,7 @@ rule coco_image_negatives:
         seed=COCO["seed"],
         min_kept=COCO["min_kept"],
         out=dir_of_output(0),
-    threads: 4
+    threads: COCO_THREADS or 4
     resources:
         mem_mb=32000,
         gpu=1,
@@ -177,7 +177,7 @@ rule coco_finetune:
         negatives=get_finetune_flags,
         val_images=COCO["val_images"],
         min_kept=COCO["min_kept"],
-    threads: workflow.cores
+    threads: MODEL_THREADS
     resources:
         mem_mb=32000,
         gpu=1,

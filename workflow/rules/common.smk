@@ -35,7 +35,9 @@ RESULTS = f"results/{SOURCE}"
 # trainings side by side train 1.6x the pairs/s of one two-thread training (measured: 479 vs 590
 # pairs/s per job), and a fixed count keeps the results byte-identical on any machine (float
 # reductions depend on the thread count). The COCO source's pretrained ViTs use every core (or a GPU).
-MODEL_THREADS = 1 if SOURCE == "world" else workflow.cores
+# `coco.threads` sets them on COCO (1: each job in the warm worker, as the small models' DAG runs them).
+COCO_THREADS = config["coco"].get("threads")
+MODEL_THREADS = 1 if SOURCE == "world" else (COCO_THREADS or workflow.cores)
 # The models of the source: the world's section `models`, or `coco.models` (pretrained and fine-tuned), only
 # those `coco.only_models` names when it is set (a user's checkpoint scored alone: docs/coco.md).
 MODEL_SPECS = config["models"] if SOURCE == "world" else coco_model_specs(config)

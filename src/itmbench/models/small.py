@@ -12,8 +12,9 @@
   and the UNet subfolder `build_sdxl_pipeline` loads by path as it loads SDXL base and the DPO UNet by name
   (`models.small_sdxl`).
 With `--world` (a world's items folder) the LM and the pipeline are trained on its train split, so that the
-COCO DAG's TROHN stages produce; without it they keep seeded random weights (they load and run, and write
-nothing the filters keep).
+COCO DAG's TROHN stages produce (the two at once, the pipeline in a second process: about the LM's time on two
+cores instead of both models' one after the other); without it they keep seeded random weights (they load and
+run, and write nothing the filters keep).
 
 Same seed and world, same files' tensors (one torch thread, as the command sets it).
 `workflow/config/coco-small.yaml` names these folders; docs/coco.md says how to run the small COCO DAG.
@@ -21,6 +22,7 @@ Same seed and world, same files' tensors (one torch thread, as the command sets 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -70,10 +72,41 @@ def make_small_models(out: str | Path, seed: int = 0, world: str | Path | None =
             small_llm.make_llm(folders[LLM_DIR], seed)
             small_sdxl.make_sdxl(folders[SDXL_DIR], seed)
         else:
-            items, caps = _train_split(world)
-            train_llm(folders[LLM_DIR], caps, seed, log)
-            train_sdxl(folders[SDXL_DIR], items, caps, seed, log)
+            threads = torch.get_num_threads()  # the child's too: the same weights as in this process
+            with _beside(_train_sdxl_from_world, folders[SDXL_DIR], world, seed, threads):  # the two train at once
+                _, caps = _train_split(world)
+                train_llm(folders[LLM_DIR], caps, seed, log)
     return {name: str(path) for name, path in folders.items()}
+
+
+@contextlib.contextmanager
+def _beside(target, *args):
+    """Run `target(*args)` in a second (spawned) process while the block runs;
+    the block ends when both have. Either failing fails the whole: the other is stopped, the error names it."""
+    import multiprocessing
+
+    proc = multiprocessing.get_context("spawn").Process(target=target, args=args, name=target.__name__)
+    proc.start()
+    try:
+        yield
+    except BaseException:
+        proc.terminate()
+        proc.join()
+        raise
+    proc.join()
+    if proc.exitcode != 0:
+        raise RuntimeError(f"{target.__name__} (its own process) failed with exit status {proc.exitcode}: see its log")
+
+
+def _train_sdxl_from_world(out: Path, world: str | Path, seed: int, threads: int) -> None:
+    """`train_sdxl` on `world`'s train split with `threads` torch threads, in the process `_beside` starts (its
+    log lines as the command's)."""
+    import logging
+
+    torch.set_num_threads(threads)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    items, caps = _train_split(world)
+    train_sdxl(out, items, caps, seed, logging.getLogger("itmbench").info)
 
 
 def _train_split(world: str | Path):
