@@ -20,7 +20,7 @@ whose outputs the first one's DAG lacks (work added since), for a like-for-like 
 
 Usage: python benchmarks/time_default_run.py [--rev OLD --rev NEW] [--runs 3] [--configfile X.yaml]
        [--system-site-packages] [--keep DIR] [--json FILE] [--md FILE] [--note TEXT]
-       python benchmarks/time_default_run.py --from-json FILE [--md FILE] [--note TEXT]   (runs nothing)
+       python benchmarks/time_default_run.py --from-json [LABEL=]FILE [--from-json ...] [--md FILE]   (runs nothing)
 """
 
 from __future__ import annotations
@@ -337,6 +337,26 @@ def finish(runs: dict[str, list[dict]], md: str | None, header: str, note: str |
     return 0
 
 
+def read_runs(items: list[str]) -> dict[str, list[dict]]:
+    """The runs of each `[LABEL=]FILE` (a --json file), in order; LABEL names the one revision's runs a file holds
+    (two runs of one commit, the worker on and off, need two names)."""
+    runs: dict[str, list[dict]] = {}
+    for item in items:
+        label, _, path = item.rpartition("=")
+        loaded = json.loads(Path(path).read_text())
+        if label:
+            if len(loaded) != 1:
+                raise SystemExit(f"time_default_run: {path}: LABEL= names one revision's runs; it has {len(loaded)}")
+            loaded = {label: next(iter(loaded.values()))}
+        if set(loaded) & set(runs):
+            raise SystemExit(
+                f"time_default_run: {path}: {sorted(set(loaded) & set(runs))} already read from an earlier file: "
+                "name each file's runs with LABEL=FILE"
+            )
+        runs.update(loaded)
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rev", action="append", default=[], help="a git revision to time (repeat to compare, interleaved)")
@@ -352,15 +372,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--md", default=None, help="also write the printed figures as Markdown (for docs/ snippets)")
     p.add_argument("--note", default=None, help="a line for --md on the conditions (e.g. other work on the machine)")
     p.add_argument(
-        "--from-json", default=None, help="run nothing: print (and --md) the figures of an earlier run's --json"
+        "--from-json",
+        action="append",
+        default=[],
+        metavar="[LABEL=]FILE",
+        help="run nothing: print (and --md) the figures of an earlier run's --json; repeat to compare two, the first "
+        "the baseline, each file's runs named LABEL where given (e.g. 'worker off=off.json' 'worker on=on.json')",
     )
     p.add_argument(
         "--keep", type=Path, default=None, help="copy each revision's last tables, metrics and reports to DIR/<rev>"
     )
     args = p.parse_args(argv)
     if args.from_json:
-        runs = json.loads(Path(args.from_json).read_text())
-        header = f"figures read back from a run's --json file ({Path(args.from_json).name})"
+        runs = read_runs(args.from_json)
+        names = ", ".join(Path(item.rpartition("=")[2]).name for item in args.from_json)
+        if len(args.from_json) == 1:
+            header = f"figures read back from a run's --json file ({names})"
+        else:
+            header = f"figures read back from runs' --json files ({names})"
         return finish(runs, args.md, header, args.note)
     if args.configfile:
         args.configfile = str(Path(args.configfile).resolve())

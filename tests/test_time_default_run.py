@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from benchmark_scripts import load_benchmark
 
 
@@ -49,3 +50,23 @@ def test_from_json_prints_and_writes_the_medians(tmp_path, capsys):
     train = next(line for line in text.splitlines() if line.strip().startswith("train") and "100.0" in line)
     assert train.split()[1:] == ["2", "75.0", "100.0"]
     assert text.count("```") == 2
+
+
+def test_two_json_files_of_one_commit_compare_under_their_labels(tmp_path, capsys):
+    """The worker off and on, each a run of the same commit (`ITMBENCH_WORKER=0` and not): named apart by LABEL=,
+    the second's CPU and wall as a ratio of the first's."""
+    script = load_benchmark("time_default_run")
+    for name, cpu, wall in (("off", 400, 300), ("on", 100, 150)):
+        run = {**a_run(cpu, wall, 0), "dag_jobs": {"j1": ["out/a"]}, "worker_records": []}
+        (tmp_path / f"{name}.json").write_text(json.dumps({"abc1234": [run]}))
+    md = tmp_path / "cmp.md"
+    argv = ["--from-json", f"worker off={tmp_path / 'off.json'}", "--from-json", f"worker on={tmp_path / 'on.json'}"]
+    assert script.main([*argv, "--md", str(md)]) == 0
+    printed = capsys.readouterr().out
+    assert "worker on / worker off: CPU 0.25x, wall 0.50x" in printed
+    assert "worker off: 1 run(s), median CPU 400 s" in printed and "worker on: 1 run(s), median CPU 100 s" in printed
+    assert "runs' --json files (off.json, on.json)" in md.read_text()
+    # the same commit twice without names: refused, not merged
+    same = ["--from-json", str(tmp_path / "off.json"), "--from-json", str(tmp_path / "on.json")]
+    with pytest.raises(SystemExit, match="already read from an earlier file: name each file's runs with LABEL=FILE"):
+        script.main(same)
