@@ -378,7 +378,7 @@ class Worker:
         server = os.getpid()
         # A child is born with the worker's handlers, under which a SIGTERM (its job killed at once) would only
         # stop the child's copy of the loop and the command would run on: the signals wait, blocked, until the
-        # child has a fresh process's handlers (the worker's own wait the few lines of a fork).
+        # child has a fresh process's handlers (in the worker they are blocked for the fork alone).
         signal.pthread_sigmask(signal.SIG_BLOCK, _FORWARDED)
         try:
             pid = os.fork()
