@@ -76,6 +76,7 @@ def run(argv: list[str], parser: argparse.ArgumentParser | None = None) -> int:
     import shlex
     import traceback
 
+    from itmbench import LOG_FORMAT
     from itmbench.errors import EXIT_BUG, EXIT_INPUT, input_error_message
     from itmbench.io import removing_temps_on_signals
     from itmbench.sources.released import registry_overlay
@@ -83,7 +84,7 @@ def run(argv: list[str], parser: argparse.ArgumentParser | None = None) -> int:
     args = (parser or build_parser()).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        format=LOG_FORMAT,
         stream=sys.stderr,
     )
     try:

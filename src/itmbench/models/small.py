@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from pathlib import Path
 
 import torch
 
+from itmbench import LOG_FORMAT
 from itmbench.io import output_set
 from itmbench.models import small_llm, small_sdxl
 
@@ -73,7 +75,8 @@ def make_small_models(out: str | Path, seed: int = 0, world: str | Path | None =
             small_sdxl.make_sdxl(folders[SDXL_DIR], seed)
         else:
             threads = torch.get_num_threads()  # the child's too: the same weights as in this process
-            with _beside(_train_sdxl_from_world, folders[SDXL_DIR], world, seed, threads):  # the two train at once
+            level = logging.getLogger("itmbench").getEffectiveLevel()
+            with _beside(_train_sdxl_from_world, folders[SDXL_DIR], world, seed, threads, level):  # both at once
                 _, caps = _train_split(world)
                 train_llm(folders[LLM_DIR], caps, seed, log)
     return {name: str(path) for name, path in folders.items()}
@@ -98,19 +101,17 @@ def _beside(target, *args):
         raise RuntimeError(f"{target.__name__} (its own process) failed with exit status {proc.exitcode}: see its log")
 
 
-def _train_sdxl_from_world(out: Path, world: str | Path, seed: int, threads: int) -> None:
+def _train_sdxl_from_world(out: Path, world: str | Path, seed: int, threads: int, level: int) -> None:
     """`train_sdxl` on `world`'s train split with `threads` torch threads, in the process `_beside` starts (its
-    log lines as the command's)."""
-    import logging
-
+    log lines as the command's, at the command's level)."""
     torch.set_num_threads(threads)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(level=level, format=LOG_FORMAT)
     items, caps = _train_split(world)
     train_sdxl(out, items, caps, seed, logging.getLogger("itmbench").info)
 
 
 def _train_split(world: str | Path):
-    """The world (read once for both models) and its train captions in caption-id order."""
+    """The world and its train captions in caption-id order (read by each of the two training processes)."""
     from itmbench.world.generate import read_world
 
     w = read_world(world)
