@@ -26,6 +26,15 @@ def test_every_word_of_the_prompts_is_one_token_and_a_prompt_fits_clips_77() -> 
     assert tokenizer.convert_ids_to_tokens(tokenizer("there")["input_ids"])[1] == "there</w>"
 
 
+def test_the_merges_depend_on_the_words_alone_and_spell_each_word_whole() -> None:
+    words = ["red", "res", "ed", "reed", "abab", "aaa", "there", "the", "here", "her", "ere", "a", "hexagon"]
+    tokenizer = word_clip_tokenizer([" ".join(words)])
+    for word in words:  # the real CLIPTokenizer's BPE, not the builder's copy of it
+        assert tokenizer.tokenize(word) == [word + "</w>"], word
+    again = word_clip_tokenizer([" ".join(reversed(words)), "red res"])
+    assert again.backend_tokenizer.to_str() == tokenizer.backend_tokenizer.to_str()
+
+
 @pytest.mark.slow
 def test_a_short_training_writes_a_pipeline_loaded_by_path_that_draws(tmp_path) -> None:
     torch.set_num_threads(1)

@@ -66,24 +66,49 @@ def tiny_sdxl_pipeline(seed: int = 0):
 
 
 def word_clip_tokenizer(texts: Sequence[str]):
-    """A CLIP tokenizer (SDXL's class) whose BPE merges, learnt on `texts`' words until none is left to merge,
-    spell every word of them whole: one token per word."""
-    import json
+    """A CLIP tokenizer (SDXL's class) whose BPE merges spell every word of `texts` whole: one token per word.
+
+    The merges are built, not learnt: word by word in sorted order, each word is split by the merges so far
+    (`_bpe`: BPE's rule, lowest-ranked pair first) and its first two pieces are joined by a new merge, ranked
+    last, until the word is one piece. A later merge never splits an earlier word (that word is one piece before
+    any later merge is tried), so the result depends on the words alone. Learning them with `tokenizers`'
+    `BpeTrainer` did not: it ordered two merges of tied counts (`red</w>`, `res</w>`) either way from run to
+    run, and so changed the trained pipeline's text towers and UNet."""
     import re
 
-    from tokenizers import Tokenizer, models, trainers
     from transformers import CLIPTokenizer
 
     words = sorted({w for t in texts for w in re.findall(r"[a-z]+|[0-9]|[^\sa-z0-9]+", t.lower())})
-    backend = Tokenizer(models.BPE(end_of_word_suffix="</w>"))
-    trainer = trainers.BpeTrainer(vocab_size=1_000_000, end_of_word_suffix="</w>", show_progress=False)
-    backend.train_from_iterator(words, trainer)
-    learnt = json.loads(backend.to_str())["model"]["merges"]
     vocab = dict(tiny_clip_tokenizer().get_vocab())  # every byte-level character, alone and word-final
-    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in learnt]
-    for a, b in merges:
-        vocab.setdefault(a + b, len(vocab))
-    return CLIPTokenizer(vocab=vocab, merges=merges, model_max_length=77)
+    ranks: dict[tuple[str, str], int] = {}
+    for word in words:
+        pieces = _bpe(word, ranks)
+        while len(pieces) > 1:
+            pair = (pieces[0], pieces[1])
+            ranks[pair] = len(ranks)
+            vocab.setdefault(pair[0] + pair[1], len(vocab))
+            pieces = _bpe(word, ranks)
+    return CLIPTokenizer(vocab=vocab, merges=list(ranks), model_max_length=77)
+
+
+def _bpe(word: str, ranks: dict[tuple[str, str], int]) -> list[str]:
+    """`word` split by the ranked merges as a BPE model splits it: its characters, the last one
+    word-final (`</w>`), then repeatedly every occurrence of the lowest-ranked adjacent pair joined."""
+    pieces = [*word[:-1], word[-1] + "</w>"]
+    while len(pieces) > 1:
+        pair = min(zip(pieces, pieces[1:]), key=lambda p: ranks.get(p, math.inf))
+        if pair not in ranks:
+            break
+        joined, i = [], 0
+        while i < len(pieces):
+            if i + 1 < len(pieces) and (pieces[i], pieces[i + 1]) == pair:
+                joined.append(pair[0] + pair[1])
+                i += 2
+            else:
+                joined.append(pieces[i])
+                i += 1
+        pieces = joined
+    return pieces
 
 
 def small_sdxl_parts(tokenizer, seed: int, prediction_type: str = "sample") -> dict[str, Any]:
