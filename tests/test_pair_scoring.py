@@ -391,3 +391,31 @@ def test_each_rerank_grid_ranks_only_the_direction_taken_from_it(bench, world, b
         assert got.equals(want)
     if "rank" in got.columns:
         assert (got.loc[got["part"] != "correlation", "rank"] > 0).all() if bench == "cxc" else (got["rank"] > 0).all()
+
+
+def test_one_scoring_of_the_galleries_union_gives_each_gallery_benchmark_its_own_tables(
+    world, built, cache, cross_cache, tmp_path
+):
+    """Rule score_gallery_pairs: retrieval, ECCV and CxC rank the same gallery; a cross scorer scores the union of
+    their pairs once and each reads its table from that file, as it would from its own pair list's."""
+    from itmbench.papers.retrieval import score as retrieval_score
+    from itmbench.scoring.pairs import Shortlist, union_pairs
+
+    shortlist = Shortlist(cache, 3)
+    tables = {
+        "retrieval": retrieval.build(world, make_config(RetrievalConfig, split="test"), world_cfg=WCFG),
+        "eccv": built["eccv"],
+        "cxc": built["cxc"],
+    }
+    modules = {"retrieval": retrieval_score, "eccv": eccv_score, "cxc": cxc_score}
+    needed = {b: modules[b].pairs_needed(tables[b], shortlist=shortlist) for b in tables}
+    union = union_pairs(list(needed.values()))
+    assert as_set(union) == set().union(*(as_set(p) for p in needed.values()))
+    assert len(union) == len(as_set(union)) < sum(len(p) for p in needed.values())  # shared pairs scored once
+    shared = pair_scores_from(cross_cache, union, tmp_path / "union.parquet")
+    for bench, module in modules.items():
+        own = pair_scores_from(cross_cache, needed[bench], tmp_path / f"{bench}.parquet")
+        got = module.score_pairs(tables[bench], shared, shortlist=shortlist)
+        pd.testing.assert_frame_equal(got, module.score_pairs(tables[bench], own, shortlist=shortlist))
+    with pytest.raises(ValueError, match="no pair list"):
+        union_pairs([])

@@ -363,6 +363,14 @@ def test_confidence_message_names_the_range(capsys):
     assert message.endswith("argument --confidence: expected a number in (0, 1), got 1.5")
 
 
+def test_score_pairs_wants_one_benchmark_folder_per_name(tmp_path, capsys):
+    argv = ["score-pairs", "--name", "eccv", "cxc", "--bench", str(tmp_path), "--model", "m", "--spec", SPEC_COCA]
+    assert main([*argv, "--items", str(tmp_path), "--out", str(tmp_path / "p.parquet")]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "2 --name for 1 --bench; expected one folder each" in err, err
+
+
 def test_the_world_splits_the_cli_offers_are_the_worlds():
     from itmbench.world.generate import SPLITS
 

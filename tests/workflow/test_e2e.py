@@ -485,10 +485,11 @@ def test_a_cross_scorer_plans_no_embedding_and_no_gallery_jobs_unless_asked(tiny
     assert {w for r, w in coca if r == "score_pairs"} == {
         f"pairbench={b}, cross=coca" for b in ("aro", "bison", "bivlc", "mcic", "sugarcrepe")
     }
+    assert not any(r == "score_gallery_pairs" for r, w in coca)
     ffnn_pairs = {w for r, w in jobs if r == "score_pairs" and "cross=ffnn" in w}
-    assert len(ffnn_pairs) == 8  # the tiny params list it in cross_scorers.gallery_models: it ranks the galleries too
+    assert len(ffnn_pairs) == 5  # and its galleries' pairs once: the tiny params list it in gallery_models
+    assert [w for r, w in jobs if r == "score_gallery_pairs"] == ["cross=ffnn"]
     asked = planned_jobs(copy_workflow(tmp_path), override={"cross_scorers": {"gallery_models": ["ffnn", "coca"]}})
-    assert {w for r, w in asked if r == "score_pairs" and "cross=coca" in w} >= {
-        f"pairbench={b}, cross=coca" for b in galleries
-    }
+    assert sorted(w for r, w in asked if r == "score_gallery_pairs") == ["cross=coca", "cross=ffnn"]
+    assert not any(r == "score_pairs" and g in w for r, w in asked for g in galleries)  # each gallery pair once
     assert not any(r.startswith("embed") and "coca" in w for r, w in asked)

@@ -63,10 +63,46 @@ rule score_pairs:
         "{params.features} {params.shortlist} --out {output} --threads {threads} > {log} 2>&1"
 
 
+# The gallery benchmarks on the source's own items (GALLERY_BENCHMARKS) rank the same gallery: a cross scorer
+# scores the union of the pairs they need once (each pair once per model, as each item is embedded once per
+# model), and each benchmark reads its own pairs from it.
+rule score_gallery_pairs:
+    input:
+        bench=get_gallery_benches,
+        images=rules.world.output.images,
+        captions=rules.world.output.captions,
+        checkpoint=get_cross_checkpoint,
+        features=get_cross_features,
+        shortlist=get_gallery_shortlist,
+    output:
+        f"{RESULTS}/pairs/{GALLERY_PAIRS}/{{cross}}.parquet",
+    params:
+        spec=get_cross_spec,
+        names=lambda wildcards: " ".join(gallery_benches(wildcards.cross)),
+        bench_dirs=lambda wildcards, input: " ".join(os.path.dirname(b) for b in input.bench),
+        items_dir=dir_of_input("captions"),
+        features=get_features_flag,
+        shortlist=get_shortlist_flag,
+    threads: MODEL_THREADS
+    resources:
+        mem_mb=4000,
+        gpu=1,
+    log:
+        f"logs/pairs/{GALLERY_PAIRS}/{{cross}}.log",
+    benchmark:
+        f"benchmarks/rules/pairs/{GALLERY_PAIRS}/{{cross}}.tsv"
+    conda:
+        ENV
+    shell:
+        "itmbench score-pairs --name {params.names} --bench {params.bench_dirs} --model {wildcards.cross} "
+        "--spec {params.spec:q} --checkpoint {input.checkpoint} --items {params.items_dir} "
+        "{params.features} {params.shortlist} --out {output} --threads {threads} > {log} 2>&1"
+
+
 rule score_benchmark_pairs:
     input:
         bench=f"{DATA}/{{bench}}/items.parquet",
-        pairs=f"{RESULTS}/pairs/{{bench}}/{{cross}}.parquet",
+        pairs=get_pairs_file,
         shortlist=get_shortlist,
     output:
         scores=f"{RESULTS}/scores/{{bench}}/{{cross}}.parquet",

@@ -93,17 +93,26 @@ def _pairs_needed(name: str, bench: str, shortlist=None):
 
 
 def cmd_score_pairs(args: argparse.Namespace) -> None:
-    """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs."""
+    """A cross scorer's s(caption, image) of exactly the pairs one benchmark needs, or, given several (`--name A B
+    --bench DIR_A DIR_B`, benchmarks on the same items), of the pairs any of them needs, each scored once."""
     import time
 
     from itmbench.models.registry import build_encoder, pick_device
     from itmbench.models.spec import model_spec
     from itmbench.scoring.embed import EmbeddingCache, ItemStore
-    from itmbench.scoring.pairs import write_pair_scores
+    from itmbench.scoring.pairs import union_pairs, write_pair_scores
 
     set_threads(args.threads)
     spec = model_spec(args.model, args.spec)
-    pairs = _pairs_needed(args.name, args.bench, shortlist_of(args))  # the inputs first, then the model
+    if len(args.name) != len(args.bench):
+        from itmbench.errors import InputError
+
+        raise InputError(
+            f"score-pairs: {len(args.name)} --name for {len(args.bench)} --bench; expected one folder each"
+        )
+    shortlist = shortlist_of(args)  # the inputs first, then the model
+    needed = [_pairs_needed(name, bench, shortlist) for name, bench in zip(args.name, args.bench)]
+    pairs = needed[0] if len(needed) == 1 else union_pairs(needed)
     scorer = build_encoder(spec, pick_device(args.device), args.checkpoint)
     if not hasattr(scorer, "score_pairs"):
         raise ValueError(f"models.{spec.name}: family {spec.family!r} is no cross scorer (it gives embeddings)")
@@ -120,7 +129,7 @@ def cmd_score_pairs(args: argparse.Namespace) -> None:
     log.info(
         "%s on %s: %d pairs in %.1f s (%.0f pairs/s)",
         spec.name,
-        args.name,
+        " + ".join(args.name),
         len(pairs),
         seconds,
         len(pairs) / max(seconds, 1e-9),
@@ -147,9 +156,13 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out", required=True)
     sp = add("score-pairs", cmd_score_pairs, "a cross scorer's scores of the pairs a benchmark needs")
     sp.add_argument(
-        "--name", required=True, choices=sorted(BENCHMARKS), help="the benchmark (a name of the benchmark registry)"
+        "--name",
+        required=True,
+        nargs="+",
+        choices=sorted(BENCHMARKS),
+        help="the benchmark (a name of the benchmark registry); several on the same items: the union of their pairs",
     )
-    sp.add_argument("--bench", required=True)
+    sp.add_argument("--bench", required=True, nargs="+", help="each --name's benchmark folder, in the same order")
     sp.add_argument("--model", required=True)
     sp.add_argument("--spec", type=json_arg, required=True, help="params.yaml `models.<name>` as JSON")
     sp.add_argument("--checkpoint", default=None)

@@ -48,6 +48,14 @@ def pair_frame(caption_ids: np.ndarray, image_ids: np.ndarray) -> pd.DataFrame:
     return frame.drop_duplicates().sort_values(["caption_id", "image_id"], kind="stable").reset_index(drop=True)
 
 
+def union_pairs(needed: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The pairs any of several pair lists holds, each once: the canonical pair list of their union."""
+    if not needed:
+        raise ValueError("union_pairs: no pair list; expected at least one")
+    table = pd.concat([frame[list(PAIR_COLUMNS)] for frame in needed], ignore_index=True)
+    return pair_frame(table["caption_id"].to_numpy(), table["image_id"].to_numpy())
+
+
 def grid_pairs(caption_ids: np.ndarray, image_ids: np.ndarray) -> pd.DataFrame:
     """Every caption with every image (a gallery benchmark's pairs)."""
     c = np.unique(np.asarray(caption_ids, dtype=np.int64))

@@ -99,7 +99,7 @@ def get_cross_features(wildcards):
     if not capability(spec["family"]).needs_upstream:
         return []
     files = [f"{RESULTS}/embeddings/{spec['upstream']}/items.npz"]
-    if wildcards.pairbench in ADDING_BENCHMARKS:
+    if wildcards.get("pairbench") in ADDING_BENCHMARKS:
         files.append(f"{RESULTS}/embeddings/{spec['upstream']}/{wildcards.pairbench}.npz")
     return files
 
@@ -110,6 +110,38 @@ def get_shortlist(wildcards):
     if SHORTLIST is None or bench not in GALLERY_BENCHMARKS:
         return []
     return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"]
+
+
+# The gallery benchmarks that rank the source's own items: a cross scorer scores the union of their pairs once
+# (rule score_gallery_pairs, in this folder of results/<source>/pairs/).
+GALLERY_PAIRS = "gallery"
+SHARED_GALLERY = [b for b in PAIR_BENCHMARKS if b in GALLERY_BENCHMARKS and b not in ADDING_BENCHMARKS]
+if GALLERY_PAIRS in BENCHMARKS:
+    raise ValueError(f"benchmark {GALLERY_PAIRS!r}: the name of the shared gallery pairs' folder; rename one")
+
+
+def gallery_benches(cross):
+    """The shared-gallery benchmarks cross scorer `cross` is scored on, in the registry's order."""
+    return [b for b in SHARED_GALLERY if cross in scored_models(b)]
+
+
+def get_gallery_benches(wildcards):
+    benches = gallery_benches(wildcards.cross)
+    if not benches:
+        raise ValueError(f"models.{wildcards.cross}: scores no gallery benchmark; nothing asks for its gallery pairs")
+    return [f"{DATA}/{b}/items.parquet" for b in benches]
+
+
+def get_gallery_shortlist(wildcards):
+    """The shortlist of the gallery benchmarks (the same for each: the shortlist model's cache of the items)."""
+    return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"] if SHORTLIST is not None else []
+
+
+def get_pairs_file(wildcards):
+    """The pair scores a benchmark's table reads: the shared gallery's for a gallery benchmark on the source's own
+    items, else the benchmark's own."""
+    folder = GALLERY_PAIRS if wildcards.bench in SHARED_GALLERY else wildcards.bench
+    return f"{RESULTS}/pairs/{folder}/{wildcards.cross}.parquet"
 
 
 def get_shortlist_flag(wildcards, input):
