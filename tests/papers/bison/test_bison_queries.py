@@ -361,3 +361,36 @@ def test_table4_metrics_are_pycocoevalcaps_and_lie_under_the_printed_rows():
     assert printed.loc[("Human", "BISON"), "value"] == 100.0
     with pytest.raises(InputError, match="image 4"):
         captioning.references_of(TEST, np.array([4]), "generated")
+
+
+def test_a_dual_encoders_perturbation_scores_encode_each_text_once_in_the_same_batches():
+    """`_model_scorer`: the true and the false image's scores of one set of queries encode the texts once (the second
+    call reuses the first's embeddings); other texts are encoded anew; the scores are those of encoding each time."""
+    import torch
+
+    from itmbench.papers.bison.commands import _model_scorer
+
+    class Store:
+        def image_batch(self, ids):
+            return torch.as_tensor(np.asarray(ids, np.float32))[:, None]
+
+    class Dual:
+        def __init__(self):
+            self.text_calls = 0
+
+        def encode_images(self, batch):
+            return torch.cat([batch, torch.ones_like(batch)], dim=1)
+
+        def encode_texts(self, texts):
+            self.text_calls += 1
+            return torch.tensor([[float(len(t)), float(t.count("a"))] for t in texts])
+
+    dual = Dual()
+    score = _model_scorer(dual, Store())
+    texts = ["a cat", "a cat", "two dogs sat", "a red banana"]
+    true_, false_ = score(texts, np.array([1, 2, 3, 4])), score(texts, np.array([5, 5, 6, 7]))
+    assert dual.text_calls == 1
+    np.testing.assert_array_equal(true_, [5 * 1 + 2, 5 * 2 + 2, 12 * 3 + 1, 12 * 4 + 4])
+    np.testing.assert_array_equal(false_, [5 * 5 + 2, 5 * 5 + 2, 12 * 6 + 1, 12 * 7 + 4])
+    np.testing.assert_array_equal(score(["no"], np.array([2])), [2 * 2 + 0])
+    assert dual.text_calls == 2

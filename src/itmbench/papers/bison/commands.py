@@ -157,6 +157,9 @@ def _model_scorer(scorer, store):
     if not (hasattr(scorer, "encode_texts") and {"image", "caption"} <= set(kinds)):
         raise InputError(f"{type(scorer).__name__}: neither a captioner nor an image-text dual encoder")
 
+    encoded: dict[str, np.ndarray] = {}  # the last call's texts and their embeddings: a second call with the same
+    # texts (the true, then the false image of each query) reuses them, computed in the same batches
+
     def score(texts, image_ids):
         uniq_img, img_row = np.unique(np.asarray(image_ids, np.int64), return_inverse=True)
         uniq_txt, txt_row = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
@@ -166,9 +169,12 @@ def _model_scorer(scorer, store):
                 for s in range(0, len(uniq_img), 256)
             ]
         )
-        txt = np.concatenate(
-            [scorer.encode_texts(list(uniq_txt[s : s + 256])).cpu().numpy() for s in range(0, len(uniq_txt), 256)]
-        )
+        if "texts" not in encoded or not np.array_equal(encoded["texts"], uniq_txt):
+            encoded["texts"] = uniq_txt
+            encoded["emb"] = np.concatenate(
+                [scorer.encode_texts(list(uniq_txt[s : s + 256])).cpu().numpy() for s in range(0, len(uniq_txt), 256)]
+            )
+        txt = encoded["emb"]
         return (img[img_row].astype(np.float64) * txt[txt_row].astype(np.float64)).sum(axis=1)
 
     return score
