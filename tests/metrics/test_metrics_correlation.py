@@ -248,3 +248,31 @@ def test_line_fit_of_an_exact_line_and_bad_input():
         line_fit_bootstrap(np.r_[x, np.nan], np.r_[x, 1.0])
     constant = line_fit_bootstrap(np.ones(10), x, n_boot=20)  # no slope through a constant x
     assert np.isnan(constant["slope"][0]) and np.isnan(constant["pearson"][0])
+
+
+def test_shared_bootstraps_equal_each_models_own_bit_for_bit_and_draw_once(monkeypatch):
+    """`SpearmanBootstraps` (CxC's paired comparisons): a model in several pairs gets the samples its own
+    `spearman_bootstrap` gives, exactly; the draws are made once per set of query ids."""
+    from itmbench.metrics import correlation
+    from itmbench.metrics.correlation import SpearmanBootstraps, paired_spearman_bootstrap, spearman_bootstrap
+
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(40), 3)
+    human = rng.integers(0, 5, size=qid.size).astype(float)
+    models = {m: human + rng.normal(scale=s, size=qid.size) for m, s in (("a", 0.5), ("b", 2.0), ("c", 8.0))}
+    own = {m: spearman_bootstrap(qid, human, x, n_boot=200, seed=4) for m, x in models.items()}
+    draws = []
+    real = correlation.bootstrap_pair_draws
+    monkeypatch.setattr(correlation, "bootstrap_pair_draws", lambda *a, **k: draws.append(1) or real(*a, **k))
+    shared = SpearmanBootstraps(200, seed=4)
+    for a, b in (("a", "b"), ("b", "c"), ("a", "c")):
+        ra, rb, diff = paired_spearman_bootstrap(
+            qid, human, models[a], models[b], n_boot=200, seed=4, bootstraps=shared
+        )
+        for m, r in ((a, ra), (b, rb)):
+            np.testing.assert_array_equal(r.samples, own[m].samples)
+            assert (r.mean, r.std) == (own[m].mean, own[m].std)
+        np.testing.assert_array_equal(diff, own[a].samples - own[b].samples)
+    assert len(draws) == 1
+    with pytest.raises(ValueError, match="expected n_boot=100"):
+        paired_spearman_bootstrap(qid, human, models["a"], models["b"], n_boot=100, seed=4, bootstraps=shared)

@@ -78,16 +78,68 @@ def _rowwise_spearman(x: np.ndarray, y: np.ndarray, idx: np.ndarray | None = Non
     if idx is None:
         from scipy import stats
 
-        rx = stats.rankdata(x, axis=1)
-        ry = stats.rankdata(y, axis=1)
-    else:
-        rx, ry = _drawn_ranks(x, idx), _drawn_ranks(y, idx)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
+        return _spearman_of_ranks(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))
+    return _spearman_of_ranks(_drawn_ranks(x, idx), _drawn_ranks(y, idx))
+
+
+def _spearman_of_ranks(rx: np.ndarray, ry: np.ndarray) -> np.ndarray:
+    """Pearson r of each row pair of ranks: Spearman's rho (nan for a constant row). The ranks are not changed."""
+    rx = rx - rx.mean(axis=1, keepdims=True)
+    ry = ry - ry.mean(axis=1, keepdims=True)
     num = (rx * ry).sum(axis=1)
     den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _content_key(values: np.ndarray) -> tuple[str, bytes] | None:
+    """A hashable key of an array's contents, or None for an object array (its bytes are pointers)."""
+    return None if values.dtype.kind == "O" else (values.dtype.str, values.tobytes())
+
+
+class SpearmanBootstraps:
+    """`spearman_bootstrap` over many models' scores, each part computed once: the draws once per set of query ids,
+    a vector's ranks in them once per distinct vector (the ratings', a model's), a model's correlation samples once
+    per distinct (ids, ratings, scores). Values equal `spearman_bootstrap`'s bit for bit (it is this, called once).
+    CxC's paired comparisons score each model in several pairs over the same rated pairs."""
+
+    def __init__(self, n_boot: int = 1000, fraction: float = 0.5, seed: int = 0) -> None:
+        self.n_boot, self.fraction, self.seed = n_boot, fraction, seed
+        self._draws: dict = {}
+        self._ranks: dict = {}
+        self._results: dict = {}
+
+    def __call__(self, query_ids: ArrayLike, human_scores: ArrayLike, model_scores: ArrayLike) -> BootstrapCorrelation:
+        h = np.asarray(human_scores, dtype=float).ravel()
+        m = np.asarray(model_scores, dtype=float).ravel()
+        q = np.asarray(query_ids).ravel()
+        if not (h.size == m.size == q.size):
+            raise ValueError(f"lengths differ: {q.size} query ids, {h.size} ratings, {m.size} scores")
+        if np.isnan(h).any() or np.isnan(m).any():
+            raise ValueError("ratings and model scores must not contain NaN")
+        q_key = _content_key(q)
+        key = None if q_key is None else (q_key, _content_key(h), _content_key(m))
+        if key is not None and key in self._results:
+            return self._results[key]
+        idx = self._cached(self._draws, q_key, lambda: bootstrap_pair_draws(q, self.n_boot, self.fraction, self.seed))
+
+        def ranks(values: np.ndarray) -> np.ndarray:
+            key = None if q_key is None else (q_key, _content_key(values))
+            return self._cached(self._ranks, key, lambda: _drawn_ranks(values, idx))
+
+        rho = _spearman_of_ranks(ranks(h), ranks(m))
+        result = BootstrapCorrelation(float(np.nanmean(rho)), float(np.nanstd(rho)), rho)
+        if key is not None:
+            self._results[key] = result
+        return result
+
+    @staticmethod
+    def _cached(store: dict, key, compute):
+        if key is None:
+            return compute()
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
 
 def spearman_bootstrap(
@@ -104,16 +156,7 @@ def spearman_bootstrap(
     picks the query side). Returns the mean and std of the samples (CxC reports both x100);
     a sample where one side is constant has no Spearman (nan) and is left out of both.
     """
-    h = np.asarray(human_scores, dtype=float).ravel()
-    m = np.asarray(model_scores, dtype=float).ravel()
-    q = np.asarray(query_ids).ravel()
-    if not (h.size == m.size == q.size):
-        raise ValueError(f"lengths differ: {q.size} query ids, {h.size} ratings, {m.size} scores")
-    if np.isnan(h).any() or np.isnan(m).any():
-        raise ValueError("ratings and model scores must not contain NaN")
-    idx = bootstrap_pair_draws(q, n_boot=n_boot, fraction=fraction, seed=seed)
-    rho = _rowwise_spearman(h, m, idx)
-    return BootstrapCorrelation(float(np.nanmean(rho)), float(np.nanstd(rho)), rho)
+    return SpearmanBootstraps(n_boot, fraction, seed)(query_ids, human_scores, model_scores)
 
 
 LINE_FIT_STATISTICS: tuple[str, ...] = ("slope", "intercept", "pearson", "spearman")
@@ -193,9 +236,18 @@ def paired_spearman_bootstrap(
     n_boot: int = 1000,
     fraction: float = 0.5,
     seed: int = 0,
+    bootstraps: SpearmanBootstraps | None = None,
 ) -> tuple[BootstrapCorrelation, BootstrapCorrelation, np.ndarray]:
     """Two models' CxC correlations over the same rated pairs, from the same samples (`spearman_bootstrap`'s,
-    so each equals that model's own): both, and the per-sample differences A - B (nan where either is)."""
-    a = spearman_bootstrap(query_ids, human_scores, scores_a, n_boot, fraction, seed)
-    b = spearman_bootstrap(query_ids, human_scores, scores_b, n_boot, fraction, seed)
+    so each equals that model's own): both, and the per-sample differences A - B (nan where either is).
+    `bootstraps` (of these n_boot, fraction and seed) shares the draws and each model's samples across calls."""
+    if bootstraps is None:
+        bootstraps = SpearmanBootstraps(n_boot, fraction, seed)
+    elif (bootstraps.n_boot, bootstraps.fraction, bootstraps.seed) != (n_boot, fraction, seed):
+        raise ValueError(
+            f"paired_spearman_bootstrap: bootstraps of n_boot={bootstraps.n_boot}, fraction={bootstraps.fraction}, "
+            f"seed={bootstraps.seed}; expected n_boot={n_boot}, fraction={fraction}, seed={seed}"
+        )
+    a = bootstraps(query_ids, human_scores, scores_a)
+    b = bootstraps(query_ids, human_scores, scores_b)
     return a, b, a.samples - b.samples

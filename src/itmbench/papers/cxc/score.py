@@ -326,11 +326,12 @@ def paired_correlations(
     the per-sample differences: both models' Spearman from the same samples of the same rated pairs
     (`metrics.correlation.paired_spearman_bootstrap`). Records of `papers.paired.GALLERY_COLUMNS`, metric
     '<task>/spearman', n the rated pairs; a task one model of a pair does not score is left out."""
-    from itmbench.metrics.correlation import paired_spearman_bootstrap
+    from itmbench.metrics.correlation import SpearmanBootstraps, paired_spearman_bootstrap
     from itmbench.papers.paired import GALLERY_COLUMNS, gallery_direction, percentile_interval
 
     key = ["query_id", "item_id"]
     records = []
+    bootstraps = SpearmanBootstraps(n_boot, seed=seed)  # a model in several pairs: its samples drawn once
     for a, b in pairs:
         for task in TASKS:
             ga, gb = (scores[m][(scores[m]["part"] == "correlation") & (scores[m]["task"] == task)] for m in (a, b))
@@ -346,6 +347,7 @@ def paired_correlations(
                 merged["model_score_b"].to_numpy(),
                 n_boot=n_boot,
                 seed=seed,
+                bootstraps=bootstraps,
             )
             lo, hi = percentile_interval(100.0 * diff, confidence)
             record = {"benchmark": "cxc", "model_a": a, "model_b": b, "metric": f"{task}/spearman", "n": len(merged)}
