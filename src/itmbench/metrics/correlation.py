@@ -99,8 +99,8 @@ def _content_key(values: np.ndarray) -> tuple[str, bytes] | None:
 
 class SpearmanBootstraps:
     """`spearman_bootstrap` over many models' scores, each part computed once: the draws once per set of query ids,
-    a vector's ranks in them once per distinct vector (the ratings', a model's), a model's correlation samples once
-    per distinct (ids, ratings, scores). Values equal `spearman_bootstrap`'s bit for bit (it is this, called once).
+    the ratings' ranks in them once per distinct ratings, a model's correlation samples once per distinct (ids,
+    ratings, scores). Values equal `spearman_bootstrap`'s bit for bit (it is this, called once).
     CxC's paired comparisons score each model in several pairs over the same rated pairs."""
 
     def __init__(self, n_boot: int = 1000, fraction: float = 0.5, seed: int = 0) -> None:
@@ -123,11 +123,9 @@ class SpearmanBootstraps:
             return self._results[key]
         idx = self._cached(self._draws, q_key, lambda: bootstrap_pair_draws(q, self.n_boot, self.fraction, self.seed))
 
-        def ranks(values: np.ndarray) -> np.ndarray:
-            key = None if q_key is None else (q_key, _content_key(values))
-            return self._cached(self._ranks, key, lambda: _drawn_ranks(values, idx))
-
-        rho = _spearman_of_ranks(ranks(h), ranks(m))
+        h_key = None if q_key is None else (q_key, _content_key(h))
+        h_ranks = self._cached(self._ranks, h_key, lambda: _drawn_ranks(h, idx))
+        rho = _spearman_of_ranks(h_ranks, _drawn_ranks(m, idx))  # a model's ranks are not kept: its samples are
         result = BootstrapCorrelation(float(np.nanmean(rho)), float(np.nanstd(rho)), rho)
         if key is not None:
             self._results[key] = result
