@@ -5,7 +5,7 @@ Conventions shared by every function here:
 - A *ranking* is a 1-D integer array of gallery ids, best first, usually the top-K of the
   full ranking. Batched functions take a 2-D array ``(n_queries, K)`` or a sequence of 1-D
   arrays (ragged). Ids must be unique within one ranking (a ranking is a permutation prefix);
-  a repeated id raises ``ValueError``.
+  a repeated id raises ``ValueError`` (R@K checks the top K it reads).
 - *Positives* of a query are an array-like of gallery ids (duplicates are ignored); R is the
   number of distinct positives.
 - A query with no positive gets ``nan`` (the metric is undefined), never 0: average with
