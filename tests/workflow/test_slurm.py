@@ -35,7 +35,7 @@ from workflow_helpers import REPO, copy_workflow, failure, snakemake
 from itmbench.io import write_text
 
 # The retrieval metrics of clip (world, build, train, embed, score) and of the FFNN cross scorer
-# that reranks clip's candidates (split, embed_train_split, train_ffnn, score_pairs, score): a dozen
+# that reranks clip's candidates (split, embed_train_split, train_ffnn, score_gallery_pairs, score): a dozen
 # jobs, four GPU rules among them. The whole tiny world takes too long for CI on 2 cores
 # (benchmarks/slurm_whole_dag.py times it).
 # clip's embeddings come from its training job; random's from rule `embed` (a GPU rule too, on the world's items)
@@ -219,7 +219,8 @@ def test_gpu_rules_ran_on_the_gpu_partition_with_one_gpu_and_the_others_did_not(
             assert declared[job["rule"]]["slurm_partition"] == "gpu"
         else:
             assert row["Partition"] == "cpu" and "gres/gpu" not in row["ReqTRES"], (job["rule"], row)
-    assert {"train", "embed", "embed_train_split", "score_pairs"} <= gpu_rules, gpu_rules
+    # ffnn's retrieval metrics read its gallery pairs (score_gallery_pairs: retrieval is a gallery benchmark)
+    assert {"train", "embed", "embed_train_split", "score_gallery_pairs"} <= gpu_rules, gpu_rules
 
 
 def test_memory_time_and_cpus_requested_are_the_rules_resources(slurm_run):
