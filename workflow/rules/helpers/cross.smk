@@ -107,9 +107,7 @@ def get_cross_features(wildcards):
 def get_shortlist(wildcards):
     """On a gallery benchmark, the shortlist model's cache of the world's items: the cross scorer re-ranks its top-k."""
     bench = wildcards.get("pairbench") or wildcards.bench
-    if SHORTLIST is None or bench not in GALLERY_BENCHMARKS:
-        return []
-    return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"]
+    return get_gallery_shortlist(wildcards) if bench in GALLERY_BENCHMARKS else []
 
 
 # The gallery benchmarks that rank the source's own items: a cross scorer scores the union of their pairs once
@@ -133,7 +131,8 @@ def get_gallery_benches(wildcards):
 
 
 def get_gallery_shortlist(wildcards):
-    """The shortlist of the gallery benchmarks (the same for each: the shortlist model's cache of the items)."""
+    """The shortlist of the gallery benchmarks (the same for each: the shortlist model's cache of the items), none
+    without a shortlist model."""
     return [f"{RESULTS}/embeddings/{SHORTLIST}/items.npz"] if SHORTLIST is not None else []
 
 
