@@ -144,8 +144,8 @@ def recall_at_k_batch(ranked: Rankings, positives: Sequence[ArrayLike], k: int) 
         ranked = ranked[:, :k]
     else:
         ranked = [np.asarray(r).ravel()[:k] for r in ranked]
-    rel, n_pos = relevance_matrix(ranked, positives)
-    hit = rel[:, :k].any(axis=1).astype(float)
+    rel, n_pos = relevance_matrix(ranked, positives)  # at most k columns
+    hit = rel.any(axis=1).astype(float)
     return np.where(n_pos > 0, hit, np.nan)
 
 
