@@ -8,10 +8,13 @@ after, before, after, ...), with the warm worker off. It prints per job the medi
 time (user + system of the command, from wait4) and peak RSS, their ratios, and whether the two trees
 wrote byte-identical files.
 
-Usage: python benchmarks/job_cost.py --run RUN --before TREE --after TREE [--runs 3] [--job TARGET ...]
+Usage: python benchmarks/job_cost.py --run RUN --before TREE [--after TREE] [--after-env NAME=VALUE ...]
+       [--runs 3] [--job TARGET ...]
        RUN: a finished default-world run (the inputs of the jobs); TREE: an itmbench checkout (e.g.
-       `git worktree add /tmp/base HEAD~1`). Without --job: the cross scorers' shortlist scoring on the
-       galleries (`JOBS`).
+       `git worktree add /tmp/base HEAD~1`; --after defaults to --before). --after-env: a variable set for the
+       after runs only, and unset for the before runs (e.g. the allocator settings of `itmbench.allocator`,
+       which the Snakefile gives every job: `--after-env MALLOC_TOP_PAD_=268435456 ...`). Without --job: the
+       cross scorers' shortlist scoring on the galleries (`JOBS`).
 """
 
 from __future__ import annotations
@@ -70,9 +73,18 @@ def redirected(argv: list[str], outputs: list[str], scratch: Path) -> list[str]:
     return out
 
 
-def timed(tree: Path, run: Path, argv: list[str], log: Path) -> tuple[float, float, float]:
-    """Wall s, CPU s and peak RSS (MB) of one command run with `tree`'s source; its output goes to `log`."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "ITMBENCH_WORKER": "0"}
+def timed(
+    tree: Path,
+    run: Path,
+    argv: list[str],
+    log: Path,
+    extra: dict[str, str] | None = None,
+    unset: frozenset = frozenset(),
+) -> tuple[float, float, float]:
+    """Wall s, CPU s and peak RSS (MB) of one command run with `tree`'s source, variables `extra` set and `unset`
+    removed; its output goes to `log`."""
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env |= {"PYTHONPATH": str(tree / "src"), "ITMBENCH_WORKER": "0", **(extra or {})}
     start = time.perf_counter()
     with open(log, "w") as sink:
         child = subprocess.Popen(
@@ -101,11 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", type=Path, required=True)
     ap.add_argument("--before", type=Path, required=True)
-    ap.add_argument("--after", type=Path, required=True)
+    ap.add_argument("--after", type=Path, help="default: --before")
+    ap.add_argument("--after-env", action="append", default=[], metavar="NAME=VALUE", help="set for the after runs")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--job", action="append", help="an output file of the run (default: the cross scorers' JOBS)")
     args = ap.parse_args(argv)
-    trees = {"before": args.before.resolve(), "after": args.after.resolve()}
+    trees = {"before": args.before.resolve(), "after": (args.after or args.before).resolve()}
+    if any("=" not in item for item in args.after_env):
+        ap.error(f"--after-env takes NAME=VALUE; got {[i for i in args.after_env if '=' not in i]}")
+    after_env = dict(item.split("=", 1) for item in args.after_env)
+    envs = {"before": ({}, frozenset(after_env)), "after": (after_env, frozenset())}
     print(f"{'job':44} {'tree':7} {'wall s':>8} {'cpu s':>8} {'peak MB':>8}   (medians of {args.runs})")
     with tempfile.TemporaryDirectory() as tmp:
         for target in args.job or JOBS:
@@ -114,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.runs):
                 for name, tree in trees.items():
                     argv = redirected(command, outputs, Path(tmp) / name / target)
-                    got[name].append(timed(tree, args.run, argv, Path(tmp) / f"{name}.log"))
+                    got[name].append(timed(tree, args.run, argv, Path(tmp) / f"{name}.log", *envs[name]))
             medians = {name: [statistics.median(x[i] for x in runs) for i in range(3)] for name, runs in got.items()}
             for name, (wall, cpu, rss) in medians.items():
                 print(f"{target:44} {name:7} {wall:8.1f} {cpu:8.1f} {rss:8.0f}")

@@ -56,3 +56,24 @@ def test_a_scoring_job_of_the_tiny_run_costs_the_same_from_one_tree_twice(tiny_w
     out = capsys.readouterr().out
     assert re.search(rf"{re.escape(target)} +after/before: wall .*; outputs byte-identical\n", out), out
     assert (tiny_world_run / target).stat().st_mtime_ns == before  # the run's own file is untouched
+
+
+def test_after_env_is_set_for_the_after_runs_and_unset_for_the_before_runs(tmp_path, monkeypatch):
+    """--after-env times an environment change (the allocator settings) with one tree: the before runs do not
+    inherit the variable even when the caller's environment has it."""
+    script = load_benchmark("job_cost")
+    monkeypatch.setenv("MALLOC_TOP_PAD_", "1")
+    seen = []
+    monkeypatch.setattr(script, "plan", lambda run, target: (["out/x.txt"], ["world", "--out", "out/x.txt"]))
+    monkeypatch.setattr(script, "same_files", lambda a, b: True)
+
+    def fake_timed(tree, run, argv, log, extra=None, unset=frozenset()):
+        seen.append((extra or {}, set(unset)))
+        return 1.0, 1.0, 1.0
+
+    monkeypatch.setattr(script, "timed", fake_timed)
+    args = ["--run", str(tmp_path), "--before", str(REPO), "--runs", "1", "--job", "out/x.txt"]
+    assert script.main([*args, "--after-env", "MALLOC_TOP_PAD_=256"]) == 0
+    assert seen == [({}, {"MALLOC_TOP_PAD_"}), ({"MALLOC_TOP_PAD_": "256"}, set())]
+    with pytest.raises(SystemExit):
+        script.main([*args, "--after-env", "MALLOC_TOP_PAD_"])
