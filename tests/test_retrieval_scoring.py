@@ -76,12 +76,14 @@ def test_top_k_matches_argsort():
     assert np.array_equal(top_k(q, g, 5, chunk_size=3), expected)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("levels", [3, 50, None])
-def test_first_k_best_equals_a_filtered_full_stable_sort(levels):
+def test_first_k_best_equals_a_filtered_full_stable_sort(levels, dtype):
     """No row sorted whole, yet the same columns as `np.argsort(-x, kind="stable")` filtered: ties on a few
-    levels, signed zeros, infinities, a row with fewer allowed columns than k, rows with a NaN."""
+    levels, signed zeros, infinities, a row with fewer allowed columns than k, rows with a NaN; in float32 too
+    (ECCV's annotator lists rank the float32 products, as their float64 copies would)."""
     rng = np.random.default_rng(7)
-    x = rng.uniform(-1, 1, size=(40, 60))
+    x = rng.uniform(-1, 1, size=(40, 60)).astype(dtype)
     if levels is not None:
         x = np.round(x * levels) / levels
         x[x == 0] = rng.choice([0.0, -0.0], size=int((x == 0).sum()))

@@ -203,17 +203,19 @@ def first_k_best(x: np.ndarray, k: int, excluded: np.ndarray | None = None) -> l
     full sort puts last) is sorted whole.
     """
     n_rows, n_cols = x.shape
-    if excluded is None:
-        excluded = np.zeros(x.shape, dtype=bool)
     if n_rows == 0 or n_cols == 0 or k <= 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(n_rows)]
-    if np.isnan(x).any():
+    if np.isnan(np.min(x)):  # min propagates a NaN: one pass, no mask
+        excluded = np.zeros(x.shape, dtype=bool) if excluded is None else excluded
         order = np.argsort(-x, axis=1, kind="stable")
         return [order[r][~excluded[r][order[r]]][:k] for r in range(n_rows)]
-    allowed = np.where(excluded, -np.inf, x)
     kk = min(k, n_cols)
-    kth = -np.partition(-allowed, kk - 1, axis=1)[:, kk - 1]
-    rows, cols = np.nonzero(~excluded & (allowed >= kth[:, None]))
+    allowed = x if excluded is None else np.where(excluded, -np.inf, x)
+    kth = np.partition(allowed, n_cols - kk, axis=1)[:, n_cols - kk]  # each row's kk-th best allowed score
+    keep = allowed >= kth[:, None]
+    if excluded is not None:
+        keep &= ~excluded
+    rows, cols = np.nonzero(keep)
     order = np.lexsort((cols, -x[rows, cols], rows))
     rows, cols = rows[order], cols[order].astype(np.int64)
     starts = np.searchsorted(rows, np.arange(n_rows + 1))

@@ -66,7 +66,9 @@ def _nanmean(values: np.ndarray, axis: int | None = None) -> np.ndarray | float:
 
 def top_k_lists(scores: np.ndarray, k: int) -> np.ndarray:
     """Each query's top-k gallery positions [Q, k], best first (ties by lower gallery position, as `propose`)."""
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.asarray(scores)
+    if scores.dtype.kind != "f":  # float32 stays: widening it is exact and keeps every order and tie
+        scores = scores.astype(np.float64)
     if scores.ndim != 2 or not 1 <= k <= scores.shape[1]:
         raise ValueError(f"top-k lists: scores of shape {scores.shape}, k={k}; expected [queries, gallery >= k]")
     # the first k of a stable sort of each row, without sorting whole rows (scoring.retrieval.first_k_best)
@@ -214,13 +216,12 @@ def annotator_top_lists(
     caches: Mapping[str, Any], items: pd.DataFrame, direction: str, k: int, chunk: int = 2048
 ) -> tuple[dict[str, np.ndarray], int]:
     """Each annotator's top-k lists [queries, k] of one direction (as `top_k_lists` of `annotator_scores`'s
-    matrices), computed over query chunks so that no [queries, gallery] matrix is held; and the gallery size."""
+    matrices: the float32 products rank as their float64 copies), computed over query chunks so that no
+    [queries, gallery] matrix is held; and the gallery size."""
     vectors, n_gallery = _query_gallery_vectors(caches, items, direction)
     k = min(k, n_gallery)
     tops = {
-        name: np.concatenate(
-            [top_k_lists((q[s : s + chunk] @ g.T).astype(np.float64), k) for s in range(0, len(q), chunk)]
-        )
+        name: np.concatenate([top_k_lists(q[s : s + chunk] @ g.T, k) for s in range(0, len(q), chunk)])
         for name, q, g in vectors
     }
     return tops, n_gallery
