@@ -41,15 +41,16 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="the settings are glibc's"
 )
 def test_with_the_settings_a_freed_large_array_is_reused_without_faulting_its_pages_in_again():
-    """Without them each 256 MiB array is its own mmap: its 65,536 pages fault in every round. With them the
-    second and third rounds reuse the heap the first one grew (a few pages of Python's own)."""
+    """Without them each 256 MiB buffer is its own mmap, whose pages fault in every round (65,536 of them; 128
+    huge pages where the kernel gives every large mapping huge pages). With them the second and third rounds
+    reuse the heap the first one grew: almost no fault."""
     plain = {k: v for k, v in os.environ.items() if k not in SETTINGS}
     faults = {}
     for name, env in (("glibc defaults", plain), ("settings", {**plain, **SETTINGS})):
         out = subprocess.run([sys.executable, "-c", FAULTS], env=env, capture_output=True, text=True, check=True)
         faults[name] = int(out.stdout)
-    assert faults["glibc defaults"] > 2 * 60_000, faults
-    assert faults["settings"] < 5_000, faults
+    assert faults["glibc defaults"] > 200, faults
+    assert faults["settings"] * 10 < faults["glibc defaults"], faults
 
 
 PROBE = """
