@@ -4,10 +4,11 @@ By default glibc's malloc hands every block above its mmap threshold (at most 32
 own `mmap`, and returns it with `munmap` when freed; it also gives the top of its heap back whenever more than
 128 KiB of it is free. A job that makes and drops large arrays over and over (a score matrix, a bootstrap's
 resamples, a batch of a cross scorer) then faults every page of each array in afresh: the kernel zeroes it,
-and that shows as system CPU time. `python benchmarks/allocator.py` measures it on the jobs of a finished run
-(docs/performance.md). With the settings below the freed memory is reused by the next allocation of the same
-process instead; what a job computes does not change, only where its arrays live, and the process's peak
-memory is what its largest moment holds plus what fragmentation strands.
+and that shows as system CPU time. `python benchmarks/job_cost.py --after-env NAME=VALUE ...` measures it on the
+jobs of a finished run, with and without the settings (docs/performance.md). With the settings below the
+freed memory is reused by the next allocation of the same process instead; what a job computes does not change,
+only where its arrays live, and the process's peak memory is what its largest moment holds plus what
+fragmentation strands.
 
 The settings are glibc's environment variables (mallopt(3)), which a process reads at its start: the Snakefile
 puts them in its own environment before the first job, so every job and the warm worker inherit them. A value
