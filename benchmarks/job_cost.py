@@ -119,8 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--job", action="append", help="an output file of the run (default: the cross scorers' JOBS)")
     args = ap.parse_args(argv)
     trees = {"before": args.before.resolve(), "after": (args.after or args.before).resolve()}
-    if any("=" not in item for item in args.after_env):
-        ap.error(f"--after-env takes NAME=VALUE; got {[i for i in args.after_env if '=' not in i]}")
+    if bad := [item for item in args.after_env if "=" not in item]:
+        ap.error(f"--after-env takes NAME=VALUE; got {bad}")
     after_env = dict(item.split("=", 1) for item in args.after_env)
     envs = {"before": ({}, frozenset(after_env)), "after": (after_env, frozenset())}
     print(f"{'job':44} {'tree':7} {'wall s':>8} {'cpu s':>8} {'peak MB':>8}   (medians of {args.runs})")
