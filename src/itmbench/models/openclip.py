@@ -70,11 +70,83 @@ class OpenClipEncoder:
 
     @torch.no_grad()
     def encode_texts(self, texts: list[str]) -> torch.Tensor:
-        """Unit-norm text embeddings."""
+        """Unit-norm text embeddings, in the caller's order. A batch of at least two groups runs as groups of
+        `TEXT_GROUP` texts of like length, each cut after its longest (`encode_text`): the same embeddings bit for
+        bit (tests/models/test_text_trim.py), at about three quarters of the cost on the world's captions
+        (`benchmarks/job_cost.py`, docs/performance.md). A smaller batch runs whole: groups of a few texts would
+        take other matrix kernels, whose rounding differs."""
         self.model.eval()
+        tokens = self.text_tensor(texts)
+        ends = pooled_positions(self.model, tokens)
         with autocast(self.device):
-            out = self.model.encode_text(self.text_tensor(texts), normalize=True)
-        return out.float()
+            if ends is None or len(tokens) < 2 * TEXT_GROUP:
+                return self.model.encode_text(tokens, normalize=True).float()
+            order = torch.argsort(ends, stable=True)
+            groups = order.tensor_split(len(tokens) // TEXT_GROUP)  # each of TEXT_GROUP texts or a few more
+            parts = [encode_text(self.model, tokens[rows], normalize=True).float() for rows in groups]
+        out = parts[0].new_empty((len(tokens), parts[0].shape[1]))
+        out[order] = torch.cat(parts)
+        return out
+
+
+# Texts per group of like length in `OpenClipEncoder.encode_texts`: each group's tokens are cut after its longest text.
+TEXT_GROUP = 64
+# `encode_text` cuts the tokens to a multiple of this many positions (or the whole context): the attention's
+# softmax and sums then run over the same vector lanes as over the whole context, so each embedding is the
+# uncut one bit for bit, not only up to rounding (a tie between two texts that are the same stays a tie).
+TEXT_LENGTH_STEP = 16
+
+
+def pooled_positions(model: torch.nn.Module, tokens: torch.Tensor) -> torch.Tensor | None:
+    """Where the text tower of an open_clip CLIP reads each row's embedding (its end-of-text token), or None when
+    a row's embedding may depend on the positions after that token.
+
+    It does not where the tower is causal (each position attends to itself and those before it) and pools at
+    the end-of-text token (`text_pool_type` 'argmax', the highest id, or 'eos'): the padding after it changes
+    nothing the embedding reads, so the tokens may be cut after the last such position of a batch. Any other
+    tower (no causal mask, pooling at the first or last position, a custom text model) gives None.
+    """
+    needs = ("token_embedding", "positional_embedding", "transformer", "ln_final", "text_projection")
+    mask = getattr(model, "attn_mask", None)
+    if not all(hasattr(model, n) for n in needs) or mask is None or tokens.ndim != 2 or tokens.shape[1] == 0:
+        return None
+    causal = torch.ones(mask.shape, dtype=torch.bool, device=mask.device).triu(1)  # every later position masked
+    if mask.shape != (tokens.shape[1], tokens.shape[1]) or not torch.equal(torch.isinf(mask), causal):
+        return None
+    pool = getattr(model, "text_pool_type", None)
+    if pool == "argmax":
+        return tokens.argmax(dim=-1)
+    eos = getattr(model, "text_eos_id", None)
+    if pool == "eos" and eos is not None:
+        return (tokens == eos).int().argmax(dim=-1)
+    return None
+
+
+def encode_text(model: torch.nn.Module, tokens: torch.Tensor, normalize: bool = True) -> torch.Tensor:
+    """open_clip's `CLIP.encode_text` on the tokens cut after the batch's last pooled position (`pooled_positions`),
+    rounded up to a multiple of `TEXT_LENGTH_STEP`: the text tower runs over the positions the longest text needs
+    instead of the whole context, and gives the same embeddings. A tower where cutting could change an embedding
+    runs as open_clip runs it.
+    """
+    ends = pooled_positions(model, tokens)
+    if ends is None:
+        return model.encode_text(tokens, normalize=normalize)
+    from open_clip.transformer import text_global_pool
+
+    step = TEXT_LENGTH_STEP
+    length = min(tokens.shape[1], -(-(int(ends.max()) + 1) // step) * step)
+    text = tokens[:, :length]
+    cast_dtype = model.transformer.get_cast_dtype()
+    x = model.token_embedding(text).to(cast_dtype)
+    x = x + model.positional_embedding[:length].to(cast_dtype)
+    x = model.transformer(x, attn_mask=model.attn_mask[:length, :length])
+    x = model.ln_final(x)
+    x = text_global_pool(x, text, model.text_pool_type, eos_token_id=getattr(model, "text_eos_id", None))
+    if isinstance(model.text_projection, torch.nn.Linear):
+        x = model.text_projection(x)
+    elif model.text_projection is not None:
+        x = x @ model.text_projection
+    return torch.nn.functional.normalize(x, dim=-1) if normalize else x
 
 
 def register_local_configs() -> None:
