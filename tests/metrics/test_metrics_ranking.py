@@ -372,3 +372,27 @@ def test_ids_spanning_the_int64_range():
     expected = [naive_map_at_r(r, p) for r, p in zip(ranked, positives, strict=True)]
     np.testing.assert_allclose(map_at_r_batch(ranked, positives), expected)
     assert expected == [0.0, 0.25, 0.0]
+
+
+def test_positives_as_arrays_give_what_the_same_sets_and_lists_give():
+    """The scorers pass one int64 array per query (read without a copy each); sets, lists, other dtypes, a
+    repeated id and an empty row go the general way, and ids too far apart for one sort key the column-wise sort:
+    the hit matrix and the counts are the same."""
+    rng = np.random.default_rng(3)
+    ranked = np.stack([rng.permutation(40)[:10] for _ in range(30)])
+    rows = [rng.choice(40, size=int(rng.integers(0, 6)), replace=False) for _ in range(30)]
+    rows[4] = np.concatenate([rows[4], rows[4][:1]]) if len(rows[4]) else np.array([7, 7])  # a repeated id
+    rows[5] = np.zeros(0, dtype=np.int64)
+    expected = relevance_matrix(ranked, [set(int(x) for x in r) for r in rows])
+    for positives in (
+        [r.astype(np.int64) for r in rows],
+        [r.astype(np.int32) for r in rows],
+        [r.tolist() for r in rows],
+        [r.astype(np.int64) for r in rows[:-1]] + [set(rows[-1].tolist())],
+    ):
+        rel, n_pos = relevance_matrix(ranked, positives)
+        assert np.array_equal(rel, expected[0]) and np.array_equal(n_pos, expected[1])
+    assert expected[1][4] == len(set(rows[4].tolist())) and expected[1][5] == 0
+    far = 2**61  # an id too far from the others for one int64 key per (query, id): sorted column by column
+    rel, n_pos = relevance_matrix(ranked, [np.append(r, far).astype(np.int64) for r in rows])
+    assert np.array_equal(rel, expected[0]) and np.array_equal(n_pos, expected[1] + 1)

@@ -63,14 +63,23 @@ def _positive_pairs(positives: Sequence[ArrayLike], n_queries: int) -> tuple[np.
     """Flatten ragged positives into (query index, gallery id) arrays of distinct pairs."""
     if len(positives) != n_queries:
         raise ValueError(f"got {n_queries} rankings but {len(positives)} positive sets")
-    pos_rows = [
-        np.asarray(list(p) if isinstance(p, (set, frozenset)) else p, dtype=np.int64).ravel() for p in positives
-    ]
-    counts = np.array([len(p) for p in pos_rows], dtype=np.int64)
+    if all(type(p) is np.ndarray and p.ndim == 1 for p in positives):  # the scorers' lists: no copy per row
+        pos_rows = positives
+    else:
+        pos_rows = [
+            np.asarray(list(p) if isinstance(p, (set, frozenset)) else p, dtype=np.int64).ravel() for p in positives
+        ]
+    counts = np.fromiter(map(len, pos_rows), dtype=np.int64, count=len(pos_rows))
     q = np.repeat(np.arange(n_queries, dtype=np.int64), counts)
-    items = np.concatenate(pos_rows) if pos_rows else np.zeros(0, dtype=np.int64)
-    order = np.lexsort((items, q))  # by query, then id: each query's distinct ids, sorted, as np.unique gives them
-    q, items = q[order], items[order]
+    items = np.concatenate(pos_rows).astype(np.int64, copy=False) if len(pos_rows) else np.zeros(0, dtype=np.int64)
+    if len(items) and (span := int(items.max()) - int(items.min()) + 1) * (n_queries + 1) < 2**62:
+        # by query, then id, as one sort of an int64 key per pair (a lexsort of the two columns costs several times it)
+        lo = int(items.min())
+        keys = np.sort(q * span + (items - lo))
+        q, items = keys // span, keys % span + lo
+    else:
+        order = np.lexsort((items, q))  # by query, then id: each query's distinct ids, sorted, as np.unique gives them
+        q, items = q[order], items[order]
     first = np.ones(len(q), dtype=bool)
     first[1:] = (q[1:] != q[:-1]) | (items[1:] != items[:-1])
     return q[first], items[first]
