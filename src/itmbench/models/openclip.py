@@ -83,7 +83,7 @@ class OpenClipEncoder:
                 return self.model.encode_text(tokens, normalize=True).float()
             order = torch.argsort(ends, stable=True)
             groups = order.tensor_split(len(tokens) // TEXT_GROUP)  # each of TEXT_GROUP texts or a few more
-            parts = [encode_text(self.model, tokens[rows], normalize=True).float() for rows in groups]
+            parts = [_encode_cut(self.model, tokens[rows], ends[rows], normalize=True).float() for rows in groups]
         out = parts[0].new_empty((len(tokens), parts[0].shape[1]))
         out[order] = torch.cat(parts)
         return out
@@ -131,6 +131,11 @@ def encode_text(model: torch.nn.Module, tokens: torch.Tensor, normalize: bool = 
     ends = pooled_positions(model, tokens)
     if ends is None:
         return model.encode_text(tokens, normalize=normalize)
+    return _encode_cut(model, tokens, ends, normalize)
+
+
+def _encode_cut(model: torch.nn.Module, tokens: torch.Tensor, ends: torch.Tensor, normalize: bool) -> torch.Tensor:
+    """`encode_text` of a tower `pooled_positions` allows to cut, given its answer `ends` for these tokens."""
     from open_clip.transformer import text_global_pool
 
     step = TEXT_LENGTH_STEP
