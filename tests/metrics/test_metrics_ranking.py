@@ -376,16 +376,19 @@ def test_ids_spanning_the_int64_range():
 
 def test_positives_as_arrays_give_what_the_same_sets_and_lists_give():
     """The scorers pass one int64 array per query (read without a copy each); sets, lists, other dtypes, a
-    repeated id and an empty row go the general way, and ids too far apart for one sort key the column-wise sort:
-    the hit matrix and the counts are the same."""
+    repeated id and an empty row go the general way, rows given in order skip the sort, and ids too far apart for
+    one sort key the column-wise sort: the hit matrix and the counts are the same, and the naive membership's."""
     rng = np.random.default_rng(3)
     ranked = np.stack([rng.permutation(40)[:10] for _ in range(30)])
     rows = [rng.choice(40, size=int(rng.integers(0, 6)), replace=False) for _ in range(30)]
     rows[4] = np.concatenate([rows[4], rows[4][:1]]) if len(rows[4]) else np.array([7, 7])  # a repeated id
     rows[5] = np.zeros(0, dtype=np.int64)
     expected = relevance_matrix(ranked, [set(int(x) for x in r) for r in rows])
+    naive = np.array([[int(x) in set(r.tolist()) for x in ranking] for ranking, r in zip(ranked, rows)])
+    assert np.array_equal(expected[0], naive)
     for positives in (
         [r.astype(np.int64) for r in rows],
+        [np.sort(r).astype(np.int64) for r in rows],  # rows already in order: the pairs are not sorted again
         [r.astype(np.int32) for r in rows],
         [r.tolist() for r in rows],
         [r.astype(np.int64) for r in rows[:-1]] + [set(rows[-1].tolist())],

@@ -75,7 +75,9 @@ def _positive_pairs(positives: Sequence[ArrayLike], n_queries: int) -> tuple[np.
     if len(items) and (span := int(items.max()) - int(items.min()) + 1) * (n_queries + 1) < 2**62:
         # by query, then id, as one sort of an int64 key per pair (a lexsort of the two columns costs several times it)
         lo = int(items.min())
-        keys = np.sort(q * span + (items - lo))
+        keys = q * span + (items - lo)
+        if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():  # rows given sorted (np.unique's) need no sort
+            keys.sort()
         q, items = keys // span, keys % span + lo
     else:
         order = np.lexsort((items, q))  # by query, then id: each query's distinct ids, sorted, as np.unique gives them
@@ -86,7 +88,8 @@ def _positive_pairs(positives: Sequence[ArrayLike], n_queries: int) -> tuple[np.
 
 
 def _pair_keys(mat: np.ndarray, pq: np.ndarray, pitems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One int64 key per (query, id) for the ranked matrix and the positive pairs."""
+    """One int64 key per (query, id) for the ranked matrix and the positive pairs, in the pairs' order (a key
+    grows with the query, then the id, so pairs sorted that way give sorted keys)."""
     lo = min(int(mat.min()), int(pitems.min()))
     span = max(int(mat.max()), int(pitems.max())) - lo + 1
     if span * (mat.shape[0] + 1) >= 2**62:  # sparse huge ids: re-code them densely first
@@ -108,8 +111,8 @@ def relevance_matrix(ranked: Rankings, positives: Sequence[ArrayLike]) -> tuple[
     if n == 0 or width == 0 or len(pitems) == 0:
         return np.zeros((n, width), dtype=bool), n_pos
     ranked_keys, pos_keys = _pair_keys(mat, pq, pitems)
-    # membership by binary search in the sorted positive keys: np.isin would sort the [n, K] ranked keys too
-    pos_keys = np.sort(pos_keys)
+    # membership by binary search in the positive keys, sorted already (`_positive_pairs` orders the pairs by
+    # query, then id, and `_pair_keys` keeps that order): np.isin would sort the [n, K] ranked keys too
     at = np.minimum(np.searchsorted(pos_keys, ranked_keys), len(pos_keys) - 1)
     rel = pos_keys[at] == ranked_keys
     rel &= np.arange(width)[None, :] < lengths[:, None]
