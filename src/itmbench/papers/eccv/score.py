@@ -92,7 +92,8 @@ def _aligned_positives(pairs: pd.DataFrame, direction: str, query_ids: np.ndarra
     q = pairs[qcol].to_numpy(dtype=np.int64)
     order = np.argsort(q, kind="stable")  # a query's pairs stay in their order
     q, t = q[order], pairs[tcol].to_numpy(dtype=np.int64)[order]
-    keys, starts = np.unique(q, return_index=True)
+    starts = np.flatnonzero(np.diff(q, prepend=q[:1] - 1))  # each query's first pair (np.unique would sort again)
+    keys = q[starts]
     ends = np.append(starts[1:], len(q))
     at = np.searchsorted(keys, np.asarray(query_ids, dtype=np.int64))
     empty = np.empty(0, dtype=np.int64)
