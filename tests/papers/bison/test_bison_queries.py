@@ -394,3 +394,23 @@ def test_a_dual_encoders_perturbation_scores_encode_each_text_once_in_the_same_b
     np.testing.assert_array_equal(false_, [5 * 5 + 2, 5 * 5 + 2, 12 * 6 + 1, 12 * 7 + 4])
     np.testing.assert_array_equal(score(["no"], np.array([2])), [2 * 2 + 0])
     assert dual.text_calls == 2
+
+
+def test_table4_reads_figure8s_per_image_scores_instead_of_scoring_again():
+    """Given the per-image scores Figure 8 wrote (x100), Table 4's cells are the ones it computes itself (BLEU-4,
+    a corpus score, still computed); a file that lacks an image or a metric, or repeats an image, is refused."""
+    from itmbench.papers.bison import captioning
+
+    generated = pd.DataFrame({"image_id": [1, 2, 3], "caption": ["a red circle", "a red circle", "a purple hexagon"]})
+    metrics = ["bleu4", "cider_d", "tuple_f1"]
+    own = captioning.metric_cells(generated, TEST, metrics, n_boot=50, seed=0, confidence=0.95)
+    per_image = captioning.per_image_scores(generated, TEST, ["cider_d", "tuple_f1"])
+    shuffled = per_image.iloc[[2, 0, 1]].assign(model="coca")  # in another order: aligned by image id
+    read = captioning.metric_cells(generated, TEST, metrics, n_boot=50, seed=0, confidence=0.95, per_image=shuffled)
+    for metric in metrics:
+        assert read[metric] == pytest.approx(own[metric], rel=1e-12)
+    for bad in (per_image.iloc[:2], per_image.drop(columns="tuple_f1"), pd.concat([per_image, per_image.iloc[:1]])):
+        with pytest.raises(InputError, match="scores.parquet"):
+            captioning.metric_cells(
+                generated, TEST, metrics, 50, 0, 0.95, per_image=bad, per_image_source="scores.parquet"
+            )

@@ -66,13 +66,24 @@ def metric_cells(
     seed: int,
     confidence: float,
     source: str = "generated captions",
+    per_image: pd.DataFrame | None = None,
+    per_image_source: str = "the caption scores",
 ) -> dict[str, tuple[float, float, float]]:
-    """Each metric's table value (x100) with its bootstrap interval: metric -> (value, lo, hi)."""
+    """Each metric's table value (x100) with its bootstrap interval: metric -> (value, lo, hi).
+
+    `per_image`: these captions' per-image scores as `per_image_scores` wrote them (image_id and a column x100 per
+    metric, Figure 8's), read for every metric but the corpus BLEU-4 instead of running the metrics again."""
     image_ids = generated["image_id"].to_numpy(np.int64)
     candidates = [ptb_tokenize(c) for c in generated["caption"].astype(str)]
     references = references_of(captions, image_ids, source)
+    given = None if per_image is None else _aligned_per_image(per_image, image_ids, metrics, per_image_source)
     out: dict[str, tuple[float, float, float]] = {}
     for metric in metrics:
+        if given is not None and metric != "bleu4":
+            scores = given[metric].to_numpy(np.float64)
+            lo, hi = bootstrap_interval(scores, np.mean, n_boot, seed, confidence)
+            out[metric] = (float(scores.mean()), lo, hi)
+            continue
         if metric == "bleu4":
             value = corpus_bleu4(candidates, references)
             stats = bleu4_statistics(candidates, references)  # corpus BLEU of a resample: its rows' sums
@@ -87,6 +98,21 @@ def metric_cells(
             lo, hi = bootstrap_interval(per_image, np.mean, n_boot, seed, confidence)
         out[metric] = (100 * value, 100 * lo, 100 * hi)
     return out
+
+
+def _aligned_per_image(per_image: pd.DataFrame, image_ids: np.ndarray, metrics: list[str], source: str) -> pd.DataFrame:
+    """`per_image`'s rows in the order of `image_ids`: one per image, every metric of `metrics` but BLEU-4."""
+    wanted = [m for m in metrics if m != "bleu4"]
+    missing = [m for m in wanted if m not in per_image.columns]
+    if missing:
+        raise InputError(f"{source}: no column {missing[0]!r}; expected a score per image for each of {wanted}")
+    rows = per_image.drop_duplicates("image_id").set_index("image_id")
+    if len(rows) != len(per_image) or set(rows.index) != set(int(i) for i in image_ids):
+        raise InputError(
+            f"{source}: {len(per_image)} rows for {len(rows)} images; expected one row for each of the "
+            f"{len(image_ids)} images the captioner captioned"
+        )
+    return rows.loc[image_ids, wanted]
 
 
 def table4_long(

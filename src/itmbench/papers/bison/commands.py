@@ -242,14 +242,22 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
     from itmbench.metrics.captioning import NOT_POSSIBLE
     from itmbench.papers.bison import captioning
     from itmbench.papers.published import published_wide
+    from itmbench.reading import read_parquet_checked
     from itmbench.report.tables import write_table
 
     section, metrics, score, generated, bison, split = _captioner_inputs(args, "bison")
+    given = None
+    if args.caption_scores:  # Figure 8's per-image scores: the metrics' Java and CIDEr-D are not run twice
+        given = read_parquet_checked(
+            args.caption_scores, ("model", "image_id"), "the captioners' per-image caption scores (--caption-scores)"
+        )
     cells, docs = {}, {}
     for model, (path, frame) in generated.items():
         cells[model] = captioning.metric_cells(
-            frame, split, metrics, score["n_boot"], score["seed"], score["confidence"], str(path)
-        )
+            frame, split, metrics, score["n_boot"], score["seed"], score["confidence"], str(path),
+            per_image=None if given is None else given[given["model"] == model],
+            per_image_source=f"{args.caption_scores} (model {model})",
+        )  # fmt: skip
         with reading(bison[model]):
             docs[model] = json.loads(open(bison[model], encoding="utf-8").read())
     published = {
@@ -502,6 +510,11 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--out", required=True, help="the generated captions parquet (image_id, caption)")
     sp = add("bison-table4", cmd_bison_table4, "BISON Table 4: world captioners beside the printed systems")
     _captioner_options(sp, "--bison", "MODEL=PATH: its BISON metrics")
+    sp.add_argument(
+        "--caption-scores",
+        default=None,
+        help="the per-image caption scores bison-figure8-data wrote (--out-caption-scores): read, not recomputed",
+    )
     sp = add("bison-figure-data", cmd_bison_figure_data, "the numbers of BISON's Figure 6, 9 or 14, as a table")
     sp.add_argument("--figure", required=True, choices=("figure6", "figure9", "figure14"))
     _common(sp)

@@ -58,8 +58,10 @@ def bison_captioners():
 
 
 def get_bison_table4_inputs(wildcards):
-    """Table 4's inputs: the captions (references), and each captioner's generated captions and BISON metrics."""
+    """Table 4's inputs: the captions (references), each captioner's generated captions and BISON metrics, and
+    their per-image caption scores (Figure 8's: the metrics run once)."""
     inputs = {"captions": f"{DATA}/items/captions.parquet"}
+    inputs["caption_scores"] = f"{RESULTS}/scores/bison_caption_scores.parquet"
     for m in bison_captioners():
         inputs[f"generated_{m}"] = f"{RESULTS}/captions/{m}.parquet"
         inputs[f"bison_{m}"] = f"{RESULTS}/metrics/bison/{m}.json"
