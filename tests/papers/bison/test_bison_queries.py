@@ -409,8 +409,14 @@ def test_table4_reads_figure8s_per_image_scores_instead_of_scoring_again():
     read = captioning.metric_cells(generated, TEST, metrics, n_boot=50, seed=0, confidence=0.95, per_image=shuffled)
     for metric in metrics:
         assert read[metric] == pytest.approx(own[metric], rel=1e-12)
-    for bad in (per_image.iloc[:2], per_image.drop(columns="tuple_f1"), pd.concat([per_image, per_image.iloc[:1]])):
-        with pytest.raises(InputError, match="scores.parquet"):
+    extra = pd.concat([per_image, per_image.iloc[:1].assign(image_id=9)])
+    for bad, named in (
+        (per_image.iloc[:2], "image 3 is missing"),
+        (extra, "image 9 is not one the captioner captioned"),
+        (per_image.drop(columns="tuple_f1"), "no column 'tuple_f1'"),
+        (pd.concat([per_image, per_image.iloc[:1]]), "image 1 has two rows"),
+    ):
+        with pytest.raises(InputError, match=f"scores.parquet: {named}"):
             captioning.metric_cells(
                 generated, TEST, metrics, 50, 0, 0.95, per_image=bad, per_image_source="scores.parquet"
             )

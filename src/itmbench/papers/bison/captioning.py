@@ -106,11 +106,16 @@ def _aligned_per_image(per_image: pd.DataFrame, image_ids: np.ndarray, metrics: 
     missing = [m for m in wanted if m not in per_image.columns]
     if missing:
         raise InputError(f"{source}: no column {missing[0]!r}; expected a score per image for each of {wanted}")
-    rows = per_image.drop_duplicates("image_id").set_index("image_id")
-    if len(rows) != len(per_image) or set(rows.index) != set(int(i) for i in image_ids):
+    repeated = per_image["image_id"][per_image["image_id"].duplicated()]
+    if len(repeated):
+        raise InputError(f"{source}: image {int(repeated.iloc[0])} has two rows; expected one row per image")
+    rows = per_image.set_index("image_id")
+    have, want = set(int(i) for i in rows.index), set(int(i) for i in image_ids)
+    if have != want:
+        odd = min(want - have) if want - have else min(have - want)
         raise InputError(
-            f"{source}: {len(per_image)} rows for {len(rows)} images; expected one row for each of the "
-            f"{len(image_ids)} images the captioner captioned"
+            f"{source}: image {odd} is {'missing' if odd in want else 'not one the captioner captioned'}; expected a "
+            f"row for each of the {len(want)} images the captioner captioned and no other"
         )
     return rows.loc[image_ids, wanted]
 
