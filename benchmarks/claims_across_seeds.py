@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from time_default_run import fresh_clone, resolve  # noqa: E402
 
 CLAIMS = "results/world/tables/claims/claims.csv"
-VERDICTS = {True: "holds", False: "does not hold"}
 
 
 def run_seed(commit: str, seed: int, dest: Path, cores: int) -> Path:
@@ -67,7 +66,7 @@ def matrix(runs: dict[int, Path]) -> pd.DataFrame:
     """Claim x seed verdicts, in the first run's claim order, and the count of seeds a claim holds on."""
     columns = {f"seed {s}": verdicts(p) for s, p in sorted(runs.items())}
     frame = pd.DataFrame(columns)
-    first = verdicts(runs[min(runs)]).index
+    first = columns[f"seed {min(runs)}"].index
     frame = frame.reindex(first.append(frame.index.difference(first))).fillna("absent")
     seeds = frame.to_numpy()
     decided = np.isin(seeds, ["holds", "does not hold"])
