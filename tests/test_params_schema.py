@@ -18,7 +18,7 @@ from itmbench.negatives.recognizer import RecognizerConfig
 from itmbench.negatives.sdxl import SDXLConfig
 from itmbench.papers.aro.coco import AroCocoConfig
 from itmbench.papers.aro.config import AroConfig
-from itmbench.papers.bison.config import BisonCaptionMetricsConfig, BisonConfig
+from itmbench.papers.bison.config import BisonCaptionersConfig, BisonCaptionMetricsConfig, BisonConfig
 from itmbench.papers.bivlc.coco import BivlcCocoConfig
 from itmbench.papers.bivlc.config import BiVLCConfig
 from itmbench.papers.cxc.coco import CxcCocoConfig
@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = (
     BisonConfig,
     BisonCaptionMetricsConfig,
+    BisonCaptionersConfig,
     MCICConfig,
     EccvConfig,
     CxcConfig,

@@ -76,6 +76,8 @@ def test_every_regenerated_item_of_the_coverage_exists_after_the_run(tiny_world_
     for paper in PAPERS:
         for item in load_coverage(paper):
             for path in item.paths("world") if item.regenerated else ():
+                if _named_target(path):  # built where its test runs it
+                    continue
                 built = (tiny_world_run / path).is_file() and (tiny_world_run / path).stat().st_size > 0
                 expected = had_mirror if is_released_path(path) else True
                 assert built == expected, (paper, item.item, path)
@@ -101,7 +103,7 @@ def test_the_index_shows_each_paper_its_claims_and_coverage_with_links_that_reso
     for paper in PAPERS:  # every file of a world item is linked
         for item in load_coverage(paper):
             for path in item.paths("world", released=False) if item.regenerated else ():
-                assert f"../{path}" in hrefs, (paper, item.item, path)
+                assert (f"../{path}" in hrefs) != _named_target(path), (paper, item.item, path)
     claims = pd.read_csv(tiny_world_run / "results/world/tables/claims/claims.csv")
     for paper, part in claims.groupby("paper"):
         holds = part["holds"].map({True: "holds", False: "does not hold", "True": "holds", "False": "does not hold"})
@@ -234,8 +236,17 @@ def test_the_run_ran_its_jobs_in_one_worker_and_stopped_it(tiny_world_run):
     assert not Path(f"/proc/{pid}").exists() and not socket_path.parent.exists()
 
 
-# Outputs the docs show that named targets write, not the default run: checked where a test runs that target.
-ELSEWHERE = {"results/world/tables/bivlc/generators.md": "tests/workflow/test_generators_dag.py"}
+# Outputs the docs show (and coverage items) that named targets write, not the default run: checked where a test
+# runs that target.
+ELSEWHERE = {
+    "results/world/tables/bivlc/generators.md": "tests/workflow/test_generators_dag.py",
+    "results/world/tables/bison/table6.md": "tests/workflow/test_bison_table6_dag.py",
+}
+
+
+def _named_target(path: str) -> bool:
+    """Whether a file is one of the named targets' of ELSEWHERE (its .md, .csv or .tex): not the default run's."""
+    return path.rsplit(".", 1)[0] + ".md" in ELSEWHERE
 
 
 @pytest.mark.slow

@@ -9,11 +9,17 @@ def produced_here(path):
     return any(rule.is_producer(path) for rule in workflow.rules)
 
 
+def produced_by_default(path):
+    """Whether a rule of the default run writes `path`: a rule of this source's workflow, not a named target's."""
+    return any(rule.is_producer(path) for rule in workflow.rules if rule.name not in NAMED_TARGET_RULES)
+
+
 def get_index_artefacts():
-    """The coverage matrices' files this run builds: the source's, and with a mirror the released source's."""
+    """The coverage matrices' files the default run builds: the source's, and with a mirror the released source's
+    (a named target's are named on the index without a link)."""
     paths = []
     for paper in REGISTERED_PAPERS:
-        paths.extend(p for p in coverage_outputs(paper, SOURCE, released=RELEASED_REPORT) if produced_here(p))
+        paths.extend(p for p in coverage_outputs(paper, SOURCE, released=RELEASED_REPORT) if produced_by_default(p))
     return list(dict.fromkeys(paths))
 
 

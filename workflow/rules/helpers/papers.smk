@@ -35,6 +35,9 @@ REPORT_TABLE_OPTIONS = {}
 BUILD_SECTIONS = {}
 BUILD_EXTRA_INPUTS = {}
 REPORT_EXTRA_INPUTS = {}
+# A paper's rules built only when a user names them (docs/outputs.md, "Named targets"), for their CPU time: what
+# they write is no input of the index, so the default run leaves them out (its helpers/papers/<paper>.smk adds them).
+NAMED_TARGET_RULES = set()
 
 
 def get_report_table_options(paper):

@@ -211,6 +211,69 @@ if SOURCE == "world":
                 "--figure-config {params.figure:q} --score {params.score:q} --rows {params.rows:q} "
                 "--out-csv {output.csv} > {log} 2>&1"
 
+    # BISON Table 6: the appendix's three captioning systems trained on each tower's frozen features (one job per
+    # tower of bison_captioners.towers), then rendered beside the printed systems.
+    rule bison_feature_captioners:
+        input:
+            captions=f"{DATA}/items/captions.parquet",
+            images=f"{DATA}/items/images.npy",
+            bench=f"{DATA}/bison/items.parquet",
+            checkpoint=get_checkpoint,
+        output:
+            f"{RESULTS}/bison/table6/{{model}}.parquet",
+        wildcard_constraints:
+            model="|".join(config["bison_captioners"]["towers"]),
+        params:
+            spec=get_model_spec,
+            checkpoint=get_checkpoint_flag,
+            items_dir=dir_of_input("captions"),
+            bench_dir=dir_of_input("bench"),
+            config=bison_section_json("split"),
+            captioners=get_bison_captioners_params,
+            caption_metrics=get_bison_figure8_metrics,
+            score=get_score_params,
+        threads: MODEL_THREADS
+        resources:
+            mem_mb=3000,  # METEOR's Java runs with -Xmx2G
+            gpu=1,
+        log:
+            "logs/score/bison_feature_captioners/{model}.log",
+        benchmark:
+            "benchmarks/rules/score/bison_feature_captioners/{model}.tsv"
+        conda:
+            PAPER_ENV
+        shell:
+            "itmbench bison-feature-captioners --tower {wildcards.model} --spec {params.spec:q} {params.checkpoint} "
+            "--items {params.items_dir} --captions {input.captions} --bench {params.bench_dir} "
+            "--config {params.config:q} --captioners {params.captioners:q} --caption-metrics {params.caption_metrics:q} "
+            "--score {params.score:q} --threads {threads} --out {output} > {log} 2>&1"
+
+    rule bison_table6:
+        input:
+            unpack(get_bison_table6_inputs),
+        output:
+            csv=flag_paper(f"{RESULTS}/tables/bison/table6.csv", "bison", "tables"),
+            md=f"{RESULTS}/tables/bison/table6.md",
+            tex=f"{RESULTS}/tables/bison/table6.tex",
+        params:
+            cells=get_bison_table6_flags,
+            source=SOURCE,
+            captioners=get_bison_captioners_params,
+            score=get_score_params,
+            rows=get_report_rows("bison"),
+        threads: 1
+        resources:
+            mem_mb=1000,
+        log:
+            "logs/tables/bison_table6.log",
+        benchmark:
+            "benchmarks/rules/tables/bison_table6.tsv"
+        conda:
+            PAPER_ENV
+        shell:
+            "itmbench bison-table6 {params.cells} --captioners {params.captioners:q} --source {params.source} "
+            "--score {params.score:q} --rows {params.rows:q} --out-csv {output.csv} > {log} 2>&1"
+
     rule bison_figure_data:
         input:
             unpack(get_bison_figure_data_inputs),

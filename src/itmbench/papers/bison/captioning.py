@@ -129,12 +129,7 @@ def table4_long(
     """BISON Table 4: the printed systems (`published`: block -> `published_wide` of the block) and beneath them
     each world captioner's metrics (`cells`: model -> metric -> (value, lo, hi)) and BISON accuracy
     (`bison`: model -> its BISON metrics JSON). Extra columns block, source ('printed' or the model)."""
-    records = []
-    for block, wide in published.items():
-        for row, values in wide.iterrows():
-            label = f"{block}: {row}" if block else str(row)
-            for column in wide.columns:
-                records.append((label, column, float(values[column]), np.nan, np.nan, block or "Human", "printed"))
+    records = printed_records(published)
     for model in sorted(cells):
         label = f"world: {rows.get(model, model)}"
         for column, metric in TABLE4_COLUMNS.items():
@@ -144,6 +139,34 @@ def table4_long(
         if entry is None:
             raise InputError(f"bison/{model}.json: no 'bison' metric; expected the captioner's BISON accuracy")
         records.append((label, "BISON", entry["value"], entry["lo"], entry["hi"], "world", model))
+    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi", "block", "source"])
+
+
+def printed_records(published: Mapping[str, pd.DataFrame]) -> list[tuple]:
+    """The printed systems of a captioning table (block -> `published_wide` of the block) as its long records:
+    row "block: system" (the system alone in the unnamed block, Human's), no interval, source 'printed'."""
+    records = []
+    for block, wide in published.items():
+        for row, values in wide.iterrows():
+            label = f"{block}: {row}" if block else str(row)
+            for column in wide.columns:
+                records.append((label, column, float(values[column]), np.nan, np.nan, block or "Human", "printed"))
+    return records
+
+
+def table6_long(cells: pd.DataFrame, published: Mapping[str, pd.DataFrame], rows: Mapping[str, str]) -> pd.DataFrame:
+    """BISON Table 6: the printed systems and beneath them each world system on each tower's features (`cells`:
+    `feature_captioners.tower_cells`' frames, towers and systems in their order), Table 4's columns."""
+    from itmbench.papers.bison.feature_captioners import SYSTEMS
+
+    records = printed_records(published)
+    for tower, frame in cells.groupby("tower", sort=False):
+        for system, part in frame.groupby("system", sort=False):
+            label = f"world, {rows.get(tower, tower)} features: {SYSTEMS[system]}"
+            by = part.set_index("metric")
+            for column, metric in {**TABLE4_COLUMNS, "BISON": "bison"}.items():
+                value, lo, hi = by.loc[metric, ["value", "lo", "hi"]] if metric in by.index else (np.nan,) * 3
+                records.append((label, column, float(value), float(lo), float(hi), "world", tower))
     return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi", "block", "source"])
 
 

@@ -277,6 +277,95 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
     log.info("bison table4: %s", {m: {k: round(v[0], 2) for k, v in c.items()} for m, c in cells.items()})
 
 
+def cmd_bison_feature_captioners(args: argparse.Namespace) -> None:
+    """Table 6's systems on one tower: ShowTell, ShowAttTell and UpDown trained on its frozen grid features, each
+    scored by the captioning metrics and BISON (`papers/bison/feature_captioners.py`)."""
+    from itmbench.io import write_parquet
+    from itmbench.models.registry import build_encoder, pick_device
+    from itmbench.models.spec import model_spec
+    from itmbench.papers.bison import canonical, feature_captioners, queries
+    from itmbench.papers.bison.config import BisonCaptionersConfig
+    from itmbench.params import make_config, validated_section
+    from itmbench.reading import read_parquet_checked
+    from itmbench.scoring.embed import ItemStore
+
+    set_threads(args.threads)
+    section = _bison_section(args.config)
+    options = make_config(BisonCaptionersConfig, args.captioners)
+    metrics = validated_section(
+        "bison_caption_metrics", args.caption_metrics, "bison_caption_metrics (--caption-metrics)"
+    )
+    spec = model_spec(args.tower, args.spec)
+    encoder = build_encoder(spec, pick_device(args.device), args.checkpoint)
+    captions = read_parquet_checked(args.captions, queries.CAPTION_COLUMNS, "the source's captions (items)")
+    cells = feature_captioners.tower_cells(
+        encoder,
+        ItemStore(args.items, image_size=getattr(encoder, "image_size", 224)),
+        captions,
+        canonical.read(args.bench)["annotations"],
+        options,
+        section["split"],
+        metrics["metrics"],
+        score_section(args.score),
+        args.tower,
+    )
+    write_parquet(args.out, cells)
+
+
+def cmd_bison_table6(args: argparse.Namespace) -> None:
+    """BISON Table 6: the world's three captioning systems on each tower beside the printed ones."""
+    import pandas as pd
+
+    from itmbench.errors import InputError
+    from itmbench.io import output_set
+    from itmbench.metrics.captioning import NOT_POSSIBLE
+    from itmbench.papers.bison import captioning, feature_captioners
+    from itmbench.papers.published import published_wide
+    from itmbench.params import validated_section
+    from itmbench.reading import read_parquet_checked
+    from itmbench.report.tables import write_table
+
+    captioners = validated_section("bison_captioners", args.captioners, "bison_captioners (--captioners)")
+    score = score_section(args.score)
+    frames = []
+    for tower, path in args.cells:
+        frame = read_parquet_checked(path, feature_captioners.CELL_COLUMNS, f"Table 6's cells of {tower}")
+        if set(frame["tower"]) != {tower} or list(dict.fromkeys(frame["system"])) != list(captioners["systems"]):
+            raise InputError(
+                f"{path}: towers {sorted(set(frame['tower']))} and systems {list(dict.fromkeys(frame['system']))}; "
+                f"expected tower {tower} and systems {list(captioners['systems'])}"
+            )
+        frames.append(frame)
+    if [t for t, _ in args.cells] != list(captioners["towers"]):
+        raise InputError(f"--cells for {[t for t, _ in args.cells]}; expected one per tower of {captioners['towers']}")
+    published = {
+        b: published_wide("bison", "Table 6", b)
+        for b in (
+            "Cross-entropy loss, ResNet-IN",
+            "Cross-entropy loss, ResNeXt-IG-3.5B",
+            "Self-critical sequence loss, ResNet-IN",
+            "Self-critical sequence loss, ResNeXt-IG-3.5B",
+            "",
+        )
+    }
+    long = captioning.table6_long(pd.concat(frames, ignore_index=True), published, dict(args.rows))
+    metrics = set(pd.concat(frames)["metric"])
+    title = (
+        f"BISON Table 6 ({SOURCE_LABELS[args.source]}): the printed captioning systems (ResNet-IN and ResNeXt-IG-3.5B "
+        "features, cross-entropy and self-critical training; captioning scores on COCO validation, Human on the COCO "
+        "test set) and beneath them ShowTell, ShowAttTell and UpDown trained with cross-entropy on each world tower's "
+        f"frozen grid features ({', '.join(captioners['towers'])}): one greedy caption per image of the "
+        f"{captioners['caption_split']} split scored by pycocoevalcap against the image's captions (BLEU-4: corpus; "
+        f"CIDEr-D and METEOR: mean over images), x100, {100 * score['confidence']:g}% bootstrap intervals over images; "
+        "BISON: accuracy by the length-normalised log-likelihood of the query (Wilson). Self-critical training is not "
+        f"built in the world. SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+        + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
+    )
+    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
+        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="system", decimals=2)
+    log.info("bison table6: %d world rows", long[long["source"] != "printed"]["row"].nunique())
+
+
 def cmd_bison_figure8_data(args: argparse.Namespace) -> None:
     """BISON Figure 8's numbers: the captioning scores of each captioner's caption of the positive image, split by
     whether its BISON prediction is correct."""
@@ -547,6 +636,33 @@ def add_commands(add, sub) -> None:
     sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
     sp.add_argument("--dpi", type=positive_int, default=150)
     sp.add_argument("--out-png", required=True, help="the PNG; the PDF is written beside it")
+    sp = add(
+        "bison-feature-captioners",
+        cmd_bison_feature_captioners,
+        "BISON Table 6: ShowTell, ShowAttTell and UpDown trained and scored on one tower's frozen features",
+    )
+    sp.add_argument("--tower", required=True, help="the model whose image tower gives the features (params models)")
+    sp.add_argument("--spec", type=json_arg, required=True, help="its params.yaml models.<name> entry as JSON")
+    sp.add_argument("--checkpoint", default=None, help="its trained weights")
+    sp.add_argument("--items", required=True, help="the source's items folder (the images)")
+    sp.add_argument("--captions", required=True, help="the source's captions parquet (train captions, references)")
+    sp.add_argument("--bench", required=True, help="a BISON benchmark folder (data/<source>/bison)")
+    sp.add_argument("--config", type=json_arg, default={}, help="params.yaml `bison` (split) as JSON")
+    sp.add_argument("--captioners", type=json_arg, required=True, help="params.yaml `bison_captioners` as JSON")
+    sp.add_argument("--caption-metrics", type=json_arg, default={}, help="params.yaml bison_caption_metrics as JSON")
+    sp.add_argument("--score", type=json_arg, default={}, help="params.yaml score (n_boot, seed, confidence) as JSON")
+    sp.add_argument("--device", default="auto", help="torch device (auto: CUDA when there is one)")
+    sp.add_argument("--threads", type=positive_int, default=1)
+    sp.add_argument("--out", required=True, help="the tower's cells (parquet)")
+    sp = add("bison-table6", cmd_bison_table6, "BISON Table 6: the world's captioning systems beside the printed ones")
+    sp.add_argument(
+        "--cells", type=name_value("PATH"), action="append", default=[], help="TOWER=PATH: bison-feature-captioners"
+    )
+    sp.add_argument("--captioners", type=json_arg, required=True, help="params.yaml `bison_captioners` as JSON")
+    sp.add_argument("--source", choices=sorted(SOURCE_LABELS), default="world", help="the source (titles)")
+    sp.add_argument("--score", type=json_arg, default={}, help="params.yaml score (confidence) as JSON")
+    sp.add_argument("--rows", type=json_arg, default={}, help="model -> row name (params.yaml report rows)")
+    sp.add_argument("--out-csv", required=True, help="the table's CSV; .md and .tex are written beside it")
     sp = add(
         "bison-caption-metric",
         cmd_bison_caption_metric,

@@ -63,3 +63,24 @@ class BisonCaptionMetricsConfig:
                 f"bison_caption_metrics params: negative_references={self.negative_references}; "
                 "expected an integer >= 1"
             )
+
+
+@dataclass(frozen=True)
+class BisonCaptionersConfig:
+    """BISON Table 6's captioning systems on frozen tower features (params.yaml section `bison_captioners`).
+
+    The decisions behind the fields are in itmbench.papers.bison.feature_captioners's docstring.
+    """
+
+    SECTION: ClassVar[str] = "bison_captioners"
+
+    towers: tuple[str, ...]
+    systems: tuple[str, ...]
+    caption_split: str
+    embed: int
+    hidden: int
+    epochs: int
+    batch_size: int
+    lr: float
+    max_len: int
+    seed: int

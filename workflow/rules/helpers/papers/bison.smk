@@ -131,6 +131,21 @@ def get_bison_table4_flags(wildcards, input):
     )
 
 
+def get_bison_captioners_params(wildcards):
+    """params.yaml bison_captioners as canonical JSON (Table 6's systems, sizes and training)."""
+    return section_json("bison_captioners")
+
+
+def get_bison_table6_inputs(wildcards):
+    """Table 6's inputs: each tower's cells (bison_feature_captioners), in bison_captioners.towers' order."""
+    return {f"cells_{t}": f"{RESULTS}/bison/table6/{t}.parquet" for t in config["bison_captioners"]["towers"]}
+
+
+def get_bison_table6_flags(wildcards, input):
+    """--cells TOWER=PATH for each tower, in order."""
+    return " ".join(f"--cells {t}={input[f'cells_{t}']}" for t in config["bison_captioners"]["towers"])
+
+
 def bison_table_options():
     """BISON's Table 1 a world model's R@1 errors judged by the truth (which the coco source has not, so there Table 1
     shows the printed numbers alone) and Table 7's systems on two image towers (the world's models)."""
@@ -143,3 +158,4 @@ def bison_table_options():
 
 
 REPORT_TABLE_OPTIONS["bison"] = bison_table_options
+NAMED_TARGET_RULES.add("bison_table6")  # Table 6's six captioner trainings: `snakemake bison_table6`
