@@ -113,11 +113,16 @@ def test_bison_malformed_predictions_name_file_and_record(
 def test_bison_missing_predictions_may_count_as_wrong(tmp_path: Path) -> None:
     ann = _bison_annotations(tmp_path / "ann.json", n=4)
     preds = _write_json(tmp_path / "partial.json", [{"bison_id": 0, "predicted_image_id": 1}])
-    options = ScoreOptions(n_boot=50, bison_missing="wrong")
-    system = score_predictions("bison", preds, annotations=ann, options=options)["systems"]["partial"]
+    options = ScoreOptions(n_boot=50, paper={"bison_missing": "wrong"})
+    result = score_predictions("bison", preds, annotations=ann, options=options)
+    system = result["systems"]["partial"]
     assert system["metrics"]["bison"]["value"] == 25.0 and system["n_missing"] == 3
-    with pytest.raises(ValueError, match="bison_missing"):
-        ScoreOptions(bison_missing="skip")
+    assert result["options"]["bison_missing"] == "wrong"  # recorded beside the shared options, as declared
+    with pytest.raises(ValueError, match=r"bison_missing must be one of \['error', 'wrong'\], got 'skip'"):
+        ScoreOptions(paper={"bison_missing": "skip"})
+    with pytest.raises(ValueError, match="no paper declares the prediction option 'bison_mising'"):
+        ScoreOptions(paper={"bison_mising": "wrong"})
+    assert ScoreOptions().paper == {"bison_missing": "error"}  # the registry's declared default
 
 
 def test_bison_missing_predictions_may_be_left_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

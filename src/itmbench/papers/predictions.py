@@ -15,7 +15,7 @@ the paper named by `itmbench.papers.registry.PREDICTION_FORMATS`):
     "caption_id", "image_candidates", "true_image_id"}]}``) or a canonical annotations table
     (parquet/CSV with bison_id, image_id_0, image_id_1, true_image_id, e.g. the world's). Accuracy
     with a Wilson interval. Every annotated triple needs exactly one prediction naming one of its two
-    candidates (decision, option ``bison_missing`` = "error": a missing prediction is an error, so a
+    candidates (decision, BISON's option ``bison_missing`` = "error": a missing prediction is an error, so a
     truncated file cannot pass for a weak model; "wrong" counts it as a wrong answer and reports
     n_missing); an unknown bison_id is an error.
 ``ranked``
@@ -70,7 +70,7 @@ import logging
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -81,8 +81,8 @@ import pandas as pd
 from itmbench.metrics.accuracy import Accuracy, accuracy_from_correct
 from itmbench.metrics.intervals import DEFAULT_CONFIDENCE
 from itmbench.metrics.ranking import map_at_r_batch, r_precision_batch, recall_at_k_batch
+from itmbench.papers.registry import PAPERS, prediction_paper
 from itmbench.papers.registry import paper as registered_paper
-from itmbench.papers.registry import prediction_paper
 from itmbench.reading import decode_utf8, read_bytes, read_parquet_file
 from itmbench.sources._common import INT64_MAX, SourceFormatError, check_unique, parse_int, read_json_file
 from itmbench.sources.released import check_count
@@ -93,21 +93,55 @@ MEAN_OF_ORDERS = "mean of orders"
 PathLike = str | os.PathLike
 
 
+# The papers' prediction options (the registry's `prediction_options`) that `score_predictions` takes as keywords of
+# their own; the others travel in ScoreOptions.paper.
+KEYWORD_OPTIONS = ("annotations",)
+
+
+def paper_option_declarations() -> dict[str, dict[str, Any]]:
+    """Each paper's own prediction option (its argparse dest: `--a-b` is a_b) -> its argparse keywords, as the
+    registry declares them, but those of KEYWORD_OPTIONS."""
+    declared = {}
+    for entry in PAPERS.values():
+        for flag, keywords in entry.prediction_options:
+            dest = flag.lstrip("-").replace("-", "_")
+            if dest not in KEYWORD_OPTIONS:
+                declared[dest] = dict(keywords)
+    return declared
+
+
 @dataclass(frozen=True)
 class ScoreOptions:
-    """How intervals are computed and how strict the ranked metrics are."""
+    """How intervals are computed and how strict the ranked metrics are; `paper`: the papers' own options (the
+    registry's `prediction_options`, by dest name), each declared default filled in and each value checked against
+    its declared choices."""
 
     confidence: float = DEFAULT_CONFIDENCE
     n_boot: int = 1000
     seed: int = 0
     ks: tuple[int, ...] = (1, 5, 10)
     strict: bool = True
-    bison_missing: str = "error"
     allow_missing: bool = False
+    paper: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.bison_missing not in ("error", "wrong"):
-            raise ValueError(f"bison_missing must be 'error' or 'wrong', got {self.bison_missing!r}")
+        declared = paper_option_declarations()
+        unknown = sorted(set(self.paper) - set(declared))
+        if unknown:
+            raise ValueError(
+                f"no paper declares the prediction option {unknown[0]!r}; expected one of {sorted(declared)}"
+            )
+        values = {dest: keywords.get("default") for dest, keywords in declared.items()} | dict(self.paper)
+        for dest, value in values.items():
+            choices = declared[dest].get("choices")
+            if choices is not None and value not in choices:
+                raise ValueError(f"{dest} must be one of {list(choices)}, got {value!r}")
+        object.__setattr__(self, "paper", values)
+
+    def as_json(self) -> dict[str, Any]:
+        """The options as the metrics JSON records them: the shared ones and each paper option beside them."""
+        shared = {k: v for k, v in asdict(self).items() if k != "paper"}
+        return {**shared, "ks": list(self.ks), **self.paper}
 
 
 # --- shared helpers ---------------------------------------------------------------------------------
@@ -512,7 +546,7 @@ def score_predictions(
             .part("predictions")
             .score(kind, files, options, annotations=annotations, label=label)
         )
-    return {"kind": kind, "options": {**asdict(options), "ks": list(options.ks)}, "systems": systems}
+    return {"kind": kind, "options": options.as_json(), "systems": systems}
 
 
 def metrics_long_table(result: Mapping[str, Any]) -> pd.DataFrame:
@@ -554,8 +588,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         ks=tuple(args.ks),
         strict=not args.lenient,
-        bison_missing=args.bison_missing,
         allow_missing=getattr(args, "allow_missing", False),
+        paper={dest: getattr(args, dest) for dest in paper_option_declarations()},
     )
     result = score_predictions(
         args.kind,

@@ -119,7 +119,7 @@ def score_bison(paths: Sequence[PathLike], annotations: PathLike, options: Score
                 f"{path}: a second prediction file named {name!r} (first: {systems[name]['files'][0]}); "
                 "each file is one system named by its file name: rename one of them"
             )
-        correct, n_missing = bison_correct(path, table, annotations, options.bison_missing, options)
+        correct, n_missing = bison_correct(path, table, annotations, options.paper["bison_missing"], options)
         systems[name] = {
             "files": [str(path)],
             "metrics": {"bison": accuracy_json(accuracy_from_correct(correct, options.confidence))},
