@@ -10,7 +10,7 @@ def produced_here(path):
 
 
 def produced_by_default(path):
-    """Whether a rule of the default run writes `path`: a rule of this source's workflow, not a named target's."""
+    """Whether the default run writes `path` (a rule of this source's workflow, but not a named target's)."""
     return any(rule.is_producer(path) for rule in workflow.rules if rule.name not in NAMED_TARGET_RULES)
 
 
