@@ -49,25 +49,23 @@ def _main_metrics_long(metrics: list[dict]) -> pd.DataFrame:
 def cmd_table_benchmark(args: argparse.Namespace) -> None:
     """One benchmark's main metrics for every model as CSV, Markdown and LaTeX (a benchmark whose score
     module has its own `long_table` and `ROW_HEADER`, as retrieval's, lays its rows out itself)."""
-    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
     from itmbench.reading import read_json
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     metrics = [read_json(path) for path in args.metrics]
     score = benchmark(args.name).part("score")
     long = score.long_table(metrics) if hasattr(score, "long_table") else _main_metrics_long(metrics)
     long = with_absent_cells(long, args.absent, args.grid_of)
     entry = benchmark(args.name)
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(
-            long,
-            Path(args.out_csv).with_suffix(""),
-            args.title,
-            row_header=getattr(score, "ROW_HEADER", "model"),
-            decimals=entry.decimals,  # the paper's printed precision (the CSV stays exact)
-            column_decimals=entry.column_precision(long["column"].unique()),
-        )
+    write_table_set(
+        long,
+        args.out_csv,
+        args.title,
+        row_header=getattr(score, "ROW_HEADER", "model"),
+        decimals=entry.decimals,  # the paper's printed precision (the CSV stays exact)
+        column_decimals=entry.column_precision(long["column"].unique()),
+    )
 
 
 def cmd_notebook(args: argparse.Namespace) -> None:

@@ -74,9 +74,8 @@ def read_json_input(path: str, name: str) -> dict:
 
 def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     """The audit table of one world benchmark against the complete truth."""
-    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
     from itmbench.world.generate import WorldConfig, read_world
 
     entry = benchmark(args.name)
@@ -85,15 +84,13 @@ def cmd_audit_benchmark(args: argparse.Namespace) -> None:
     tables = entry.part("canonical").read(args.bench)
     audit = entry.audit(read_world(args.items), tables, args.config, world_cfg)
     title = f"{args.name} in the world: audit against the complete truth (95% intervals)"
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(audit, Path(args.out_csv).with_suffix(""), title, row_header="audit", decimals=2)
+    write_table_set(audit, args.out_csv, title, row_header="audit", decimals=2)
 
 
 def cmd_world_calibration(args: argparse.Namespace) -> None:
     """The world's statistics beside COCO's (released files under --raw where present, else as printed)."""
-    from itmbench.io import output_set
     from itmbench.papers.registry import benchmark
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
     from itmbench.world.calibration import calibration
     from itmbench.world.generate import WorldConfig, read_world
 
@@ -101,8 +98,7 @@ def cmd_world_calibration(args: argparse.Namespace) -> None:
     benches = {name: benchmark(name).part("canonical").read(path) for name, path in args.bench}
     table = calibration(read_world(args.items), cfg.relation_margin, cfg.max_objects, benches, args.raw)
     title = "The world calibrated to COCO: each statistic, its COCO value and source, the world's (95% interval)"
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(table, Path(args.out_csv).with_suffix(""), title, row_header="statistic", decimals=2)
+    write_table_set(table, args.out_csv, title, row_header="statistic", decimals=2)
 
 
 def add_commands(add, sub) -> None:

@@ -75,6 +75,15 @@ def latex(wide: pd.DataFrame, title: str, row_header: str, label: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_table_set(long: pd.DataFrame, out_csv: str | Path, title: str, **keywords: Any) -> list[Path]:
+    """What a table command writes: `write_table` beside `out_csv` (its .csv, .md and .tex), the three together or
+    not at all (one `output_set`)."""
+    from itmbench.io import output_set
+
+    with output_set(folders=[Path(out_csv).parent]):
+        return write_table(long, Path(out_csv).with_suffix(""), title, **keywords)
+
+
 def write_table(
     long: pd.DataFrame,
     prefix: str | Path,

@@ -47,10 +47,9 @@ def _inputs(args: argparse.Namespace, section: dict):
 
 def cmd_bison_table2(args: argparse.Namespace) -> None:
     """BISON Table 2: the split's and BISON's examples, images and unique captions beside the printed ones."""
-    from itmbench.io import output_set
     from itmbench.papers.bison import queries
     from itmbench.papers.published import published_wide
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     section = _bison_section(args.config)
     annotations, captions = _inputs(args, section)
@@ -62,17 +61,15 @@ def cmd_bison_table2(args: argparse.Namespace) -> None:
         "of the split, triples of BISON; unique captions by text; images: with a caption, or a candidate of a "
         f"triple. The share of images has a {100 * args.confidence:g}% Wilson interval"
     )
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="statistic", decimals=1)
+    write_table_set(long, args.out_csv, title, row_header="statistic", decimals=1)
     log.info("bison table2: %s", long.set_index(["row", "column"])["value"].to_dict())
 
 
 def cmd_bison_figure_data(args: argparse.Namespace) -> None:
     """The numbers of BISON's Figure 6 (query length, part of speech) or 14 (query choice), as a table."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.bison import queries
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
     from itmbench.scoring.embed import EmbeddingCache
 
     section = _bison_section(args.config)
@@ -106,18 +103,16 @@ def cmd_bison_figure_data(args: argparse.Namespace) -> None:
             f"its longest (most words; ties: smallest caption id); a tie is wrong; {level} Wilson intervals"
         )
         row_header = "model"
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header=row_header, decimals=2)
+    write_table_set(long, args.out_csv, title, row_header=row_header, decimals=2)
     log.info("bison %s: %d cells -> %s", args.figure, len(long), args.out_csv)
 
 
 def _figure9_data(args: argparse.Namespace, section: dict, level: str) -> None:
     """Figure 9's table from each model's perturbation scores (`bison-perturbation-scores`)."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.bison import queries
     from itmbench.reading import read_parquet_checked
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     if not args.scores or args.embeddings:
         raise InputError("bison-figure-data --figure figure9 reads --scores MODEL=PATH for each model, no --embeddings")
@@ -139,8 +134,7 @@ def _figure9_data(args: argparse.Namespace, section: dict, level: str) -> None:
         "hypernym, or the words are permuted (seeded per bison_id) or reversed; among the instances whose query the "
         f"perturbation alters; a tie picks neither image; {level} Wilson intervals"
     )
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", decimals=2)
+    write_table_set(long, args.out_csv, title, row_header="model", decimals=2)
     log.info("bison figure9: %d cells -> %s", len(long), args.out_csv)
 
 
@@ -238,12 +232,11 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
     import json
 
     from itmbench.errors import reading
-    from itmbench.io import output_set
     from itmbench.metrics.captioning import NOT_POSSIBLE
     from itmbench.papers.bison import captioning
     from itmbench.papers.published import published_wide
     from itmbench.reading import read_parquet_checked
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     section, metrics, score, generated, bison, split = _captioner_inputs(args, "bison")
     given = None
@@ -272,8 +265,7 @@ def cmd_bison_table4(args: argparse.Namespace) -> None:
         f"{100 * score['confidence']:g}% bootstrap intervals over images; BISON: its accuracy (Wilson). "
         f"SPICE: not possible here ({NOT_POSSIBLE['spice']})" + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="system", decimals=2)
+    write_table_set(long, args.out_csv, title, row_header="system", decimals=2)
     log.info("bison table4: %s", {m: {k: round(v[0], 2) for k, v in c.items()} for m, c in cells.items()})
 
 
@@ -317,13 +309,12 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.metrics.captioning import NOT_POSSIBLE
     from itmbench.papers.bison import captioning, feature_captioners
     from itmbench.papers.published import published_wide
     from itmbench.params import validated_section
     from itmbench.reading import read_parquet_checked
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     captioners = validated_section("bison_captioners", args.captioners, "bison_captioners (--captioners)")
     score = score_section(args.score)
@@ -361,8 +352,7 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
         f"built in the world. SPICE: not possible here ({NOT_POSSIBLE['spice']})"
         + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="system", decimals=2)
+    write_table_set(long, args.out_csv, title, row_header="system", decimals=2)
     log.info("bison table6: %d world rows", long[long["source"] != "printed"]["row"].nunique())
 
 

@@ -41,11 +41,10 @@ def cmd_cxc_figure_data(args: argparse.Namespace) -> None:
     """The numbers of CxC's Figure 3 or 4 from the released rating files or a benchmark's tables, or of the
     appendix's Figure 2 from a world benchmark's per-rater ratings, as a table."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.cxc import canonical
     from itmbench.papers.cxc import released as cxc_released
     from itmbench.papers.cxc import statistics as cxc_statistics
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     config = cxc_section(args.config)
     if (args.raw is None) == (args.bench is None):
@@ -84,8 +83,7 @@ def cmd_cxc_figure_data(args: argparse.Namespace) -> None:
     printed = args.figure.replace("appendix_", "Appendix ").replace("figure", "Figure ")
     title = f"Crisscrossed Captions {printed} ({SOURCE_LABELS[source]}): "
     title += DATA_FIGURE_TITLES[args.figure]
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(table, Path(args.out_csv).with_suffix(""), title, row_header=row_header, decimals=0)
+    write_table_set(table, args.out_csv, title, row_header=row_header, decimals=0)
     log.info("cxc %s (%s): %d cells -> %s", args.figure, source, len(table), args.out_csv)
 
 
@@ -135,11 +133,10 @@ def cmd_cxc_table1(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.cxc import canonical, encoders
     from itmbench.papers.published import load_published, published_wide
     from itmbench.reading import read_parquet_checked
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     config = cxc_section(args.config)
     given = dict(args.scores)
@@ -165,8 +162,7 @@ def cmd_cxc_table1(args: argparse.Namespace) -> None:
         f"{SOURCE_LABELS[args.source]}'s rated pair (split {split}) nearest its STS, with the cosines of {names}; "
         f"STS interval: {100 * args.confidence:g}% Student t over the pair's raters"
     )
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="pair", decimals=2)
+    write_table_set(long, args.out_csv, title, row_header="pair", decimals=2)
     log.info("cxc table1: %d rows -> %s", long["row"].nunique(), args.out_csv)
 
 

@@ -57,9 +57,8 @@ def cmd_mcic_sweep_table(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.mcic.sweeps import TABLE4_TITLE, TABLE5_TITLE, check_sweep, table4_long, table5_long
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     if not Path(args.data).exists():
         raise InputError(f"{args.data}: missing; expected the CSV of `itmbench mcic-sweep --sweep {args.sweep}`")
@@ -77,8 +76,7 @@ def cmd_mcic_sweep_table(args: argparse.Namespace) -> None:
         )
         decimals = {c: 3 for c in ("ROUGE-L Dev", "ROUGE-L Test", "CIDEr Dev", "CIDEr Test")}
         decimals.update({"distinct Dev": 0, "distinct Test": 0})
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="model", column_decimals=decimals)
+    write_table_set(long, args.out_csv, title, row_header="model", column_decimals=decimals)
     log.info("mcic %s table: %d rows -> %s", args.sweep, long["row"].nunique(), args.out_csv)
 
 
@@ -123,10 +121,9 @@ def cmd_mcic_optimize_pv(args: argparse.Namespace) -> None:
 def cmd_mcic_lambda_search(args: argparse.Namespace) -> None:
     """MCIC's OPTIMIZE-SCORE: the wmgs-rank of each lambda of the grid and the chosen one, from the world's build."""
     from itmbench.errors import InputError
-    from itmbench.io import output_set
     from itmbench.papers.mcic import canonical
     from itmbench.papers.mcic.tables import LAMBDA_SEARCH_TITLE, lambda_search_long
-    from itmbench.report.tables import write_table
+    from itmbench.report.tables import write_table_set
 
     path = Path(args.bench) / "lambda_search.parquet"
     if not path.exists():
@@ -136,8 +133,7 @@ def cmd_mcic_lambda_search(args: argparse.Namespace) -> None:
         raise InputError(f"{path}: {int(search['chosen'].sum())} rows marked chosen; expected exactly one")
     long = lambda_search_long(search, args.confidence)
     title = f"{LAMBDA_SEARCH_TITLE}; wmgs-rank interval: {100 * args.confidence:g}% normal over captions"
-    with output_set(folders=[Path(args.out_csv).parent]):  # .csv, .md, .tex together or not at all
-        write_table(long, Path(args.out_csv).with_suffix(""), title, row_header="lambda", decimals=2)
+    write_table_set(long, args.out_csv, title, row_header="lambda", decimals=2)
     chosen = float(search.loc[search["chosen"], "lambda"].iloc[0])
     log.info("mcic lambda search: %d grid points, chosen lambda %g -> %s", len(search), chosen, args.out_csv)
 
