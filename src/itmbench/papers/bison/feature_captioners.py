@@ -290,7 +290,7 @@ def tower_cells(
     import pandas as pd
 
     from itmbench.papers.bison import captioning, queries
-    from itmbench.papers.bison.score import _score_frame, summarize
+    from itmbench.papers.bison.score import score_frame, summarize
 
     train = queries.split_captions(captions, "train", "the source's captions")
     held = queries.split_captions(captions, options.caption_split, "the source's captions")
@@ -334,7 +334,7 @@ def tower_cells(
             records.append((tower, system, metric, value, lo, hi, len(held_ids)))
         s_true = log_likelihoods(model, pair_f[rows_true], query, tokenizer)
         s_false = log_likelihoods(model, pair_f[rows_false], query, tokenizer)
-        acc = summarize(_score_frame(annotations, s_true, s_false), score["n_boot"], score["seed"], score["confidence"])
+        acc = summarize(score_frame(annotations, s_true, s_false), score["n_boot"], score["seed"], score["confidence"])
         entry = acc["metrics"]["bison"]
         records.append((tower, system, "bison", entry["value"], entry["lo"], entry["hi"], entry["n"]))
         log.info(

@@ -28,7 +28,7 @@ def score_dual(tables: dict[str, pd.DataFrame], cache: EmbeddingCache) -> pd.Dat
     ifalse = cache.get("image", ann["false_image_id"].to_numpy()).astype(np.float32, copy=False)
     s_true = (q * it).sum(axis=1).astype(np.float64)
     s_false = (q * ifalse).sum(axis=1).astype(np.float64)
-    return _score_frame(ann, s_true, s_false)
+    return score_frame(ann, s_true, s_false)
 
 
 def pairs_needed(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -45,10 +45,10 @@ def score_pairs(tables: dict[str, pd.DataFrame], pairs: PairScores) -> pd.DataFr
     ann = tables["annotations"]
     q = ann["caption_id"].to_numpy(np.int64)
     s_true = pairs.get(q, ann["true_image_id"].to_numpy())
-    return _score_frame(ann, s_true, pairs.get(q, ann["false_image_id"].to_numpy()))
+    return score_frame(ann, s_true, pairs.get(q, ann["false_image_id"].to_numpy()))
 
 
-def _score_frame(ann: pd.DataFrame, s_true: np.ndarray, s_false: np.ndarray) -> pd.DataFrame:
+def score_frame(ann: pd.DataFrame, s_true: np.ndarray, s_false: np.ndarray) -> pd.DataFrame:
     """One row per instance: its two scores and whether the true image scores strictly higher."""
     correct = bison_accuracy(s_true, s_false).correct
     return pd.DataFrame(
