@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from workflow_helpers import docs_shape_problems, failure, planned_jobs, snakemake
 
-from itmbench.papers.bison.feature_captioners import SYSTEMS
+from itmbench.papers.bison.feature_captioners import SYSTEMS, TRAININGS
 
 TABLE6 = "results/world/tables/bison/table6.md"
-QUICK = {"bison_captioners": {"epochs": 1, "embed": 8, "hidden": 8}}
+QUICK = {"bison_captioners": {"epochs": 1, "scst_epochs": 1, "embed": 8, "hidden": 8}}
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,12 @@ def test_table6_has_every_system_on_every_tower_beside_the_printed_blocks(table6
     table = pd.read_csv(table6_run / "results/world/tables/bison/table6.csv")
     world = table[table["block"] == "world"]
     rows = list(dict.fromkeys(world["row"]))
-    assert rows == [f"world, {t} features: {s}" for t in ("clip", "clip_rn") for s in SYSTEMS.values()]
+    assert rows == [
+        f"world, {training}, {t} features: {s}"
+        for training in TRAININGS
+        for t in ("clip", "clip_rn")
+        for s in SYSTEMS.values()
+    ]
     bison = world[world["column"] == "BISON"]
     assert bison["value"].between(0, 100).all() and (bison["lo"] <= bison["value"]).all()
     for column in ("BLEU-4", "CIDEr", "METEOR", "BISON"):
@@ -37,7 +42,7 @@ def test_table6_has_every_system_on_every_tower_beside_the_printed_blocks(table6
     printed = table[table["source"] == "printed"]
     assert "Self-critical sequence loss, ResNeXt-IG-3.5B: UpDown" in set(printed["row"])
     cells = pd.read_parquet(table6_run / "results/world/bison/table6/clip_rn.parquet")
-    assert len(cells) == len(SYSTEMS) * 5 and set(cells["tower"]) == {"clip_rn"}
+    assert len(cells) == len(SYSTEMS) * len(TRAININGS) * 5 and set(cells["tower"]) == {"clip_rn"}
 
 
 @pytest.mark.slow

@@ -113,6 +113,54 @@ def test_greedy_takes_the_most_likely_word_until_the_end_token(system):
         assert (ids[i, len(naive) :] == PAD).all()
 
 
+def _naive_drawn_log_probability(model: fc.FeatureCaptioner, feature: torch.Tensor, ids: list[int]) -> float:
+    """A drawn caption's summed log-probability, one word at a time, over the words decoding may choose (not PAD,
+    not START)."""
+    state, context = model._start(feature[None])
+    total, prev = 0.0, START
+    for word in ids:
+        h, state = model._step(model.words(torch.tensor([prev])), state, context)
+        logits = model.out(h)[0]
+        logits[[PAD, START]] = -math.inf
+        total += float(torch.log_softmax(logits, dim=0)[word])
+        prev = word
+    return total
+
+
+@pytest.mark.parametrize("system", list(fc.SYSTEMS))
+def test_a_drawn_caption_log_probability_is_the_naive_sum_over_its_words(system):
+    model, tok = _model(system)
+    feats = torch.randn(3, 4, 6, generator=torch.Generator().manual_seed(4))
+    ids, logp = model.decode(feats, 6, generator=torch.Generator().manual_seed(5))
+    for i in range(3):
+        words = [w for w in ids[i].tolist() if w != PAD]
+        assert float(logp[i]) == pytest.approx(_naive_drawn_log_probability(model, feats[i], words), abs=1e-5)
+    again, _ = model.decode(feats, 6, generator=torch.Generator().manual_seed(5))
+    assert torch.equal(ids, again)  # the draw is the generator's
+
+
+@pytest.mark.parametrize("system", list(fc.SYSTEMS))
+@pytest.mark.parametrize("drawn_wins", [True, False])
+def test_a_self_critical_step_makes_a_caption_that_beats_the_greedy_one_likelier(system, drawn_wins):
+    """One SCST step on one image: the reference is the caption the step draws (it beats the greedy caption) or
+    the greedy caption (it loses); the drawn caption's probability then rises, or falls. A second image (another
+    reference) gives the IDF a corpus."""
+    model, tok = _model(system)
+    feats = torch.randn(2, 4, 6, generator=torch.Generator().manual_seed(6))
+    cfg = make_config(BisonCaptionersConfig, scst_epochs=1, batch_size=2, lr=1e-3, max_len=6, seed=7)
+    drawn_ids, _ = model.decode(feats, cfg.max_len, generator=torch.Generator().manual_seed(cfg.seed))
+    drawn, greedy = fc.decode(tok, drawn_ids), fc.greedy_captions(model, feats, tok, cfg.max_len)
+    assert drawn[0] != greedy[0]
+    refs = [[drawn[0] if drawn_wins else greedy[0]], ["zebra"]]
+    words = [w for w in drawn_ids[0].tolist() if w != PAD]
+    before = _naive_drawn_log_probability(model, feats[0], words)
+    # self_critical shuffles the batch with rng(seed) first: its draw is this one when the order is kept
+    assert np.random.default_rng(cfg.seed).permutation(2).tolist() == [0, 1]
+    fc.self_critical(model, feats, refs, tok, cfg)
+    after = _naive_drawn_log_probability(model, feats[0], words)
+    assert (after > before) == drawn_wins
+
+
 def test_an_unknown_system_is_refused():
     with pytest.raises(ValueError, match="expected one of \\['showtell', 'showatttell', 'updown'\\]"):
         fc.FeatureCaptioner("showtell2", 6, 10, 4, 4)
@@ -147,9 +195,10 @@ def test_decode_stops_at_the_end_token_and_reads_unknown_words():
 def _cells(tower: str, shift: float) -> pd.DataFrame:
     records = []
     for k, system in enumerate(fc.SYSTEMS):
-        for metric in ("bleu4", "cider_d", "meteor", "tuple_f1", "bison"):
-            v = 10.0 * k + shift
-            records.append((tower, system, metric, v, v - 1, v + 1, 100))
+        for t, training in enumerate(fc.TRAININGS):  # as tower_cells writes them: each system's blocks in turn
+            for metric in ("bleu4", "cider_d", "meteor", "tuple_f1", "bison"):
+                v = 10.0 * k + shift + t
+                records.append((tower, training, system, metric, v, v - 1, v + 1, 100))
     return pd.DataFrame(records, columns=list(fc.CELL_COLUMNS))
 
 
@@ -157,16 +206,14 @@ def test_table6_lays_the_world_systems_under_the_printed_blocks():
     published = {b: published_wide("bison", "Table 6", b) for b in ("Cross-entropy loss, ResNet-IN", "")}
     long = captioning.table6_long(pd.concat([_cells("clip", 0), _cells("clip_rn", 5)]), published, {"clip": "ViT"})
     world = long[long["block"] == "world"]
-    assert list(dict.fromkeys(world["row"])) == [
-        "world, ViT features: ShowTell",
-        "world, ViT features: ShowAttTell",
-        "world, ViT features: UpDown",
-        "world, clip_rn features: ShowTell",
-        "world, clip_rn features: ShowAttTell",
-        "world, clip_rn features: UpDown",
+    assert list(dict.fromkeys(world["row"])) == [  # the paper's blocks: the loss, then the features
+        f"world, {training}, {tower} features: {system}"
+        for training in fc.TRAININGS
+        for tower in ("ViT", "clip_rn")
+        for system in fc.SYSTEMS.values()
     ]
-    cell = world[(world["row"] == "world, clip_rn features: UpDown") & (world["column"] == "BISON")].iloc[0]
-    assert (cell["value"], cell["lo"], cell["hi"], cell["source"]) == (25.0, 24.0, 26.0, "clip_rn")
+    cell = world[(world["row"] == "world, self-critical, clip_rn features: UpDown") & (world["column"] == "BISON")]
+    assert cell[["value", "lo", "hi", "source"]].values.tolist() == [[26.0, 25.0, 27.0, "clip_rn"]]
     assert world[world["column"] == "SPICE"]["value"].isna().all()  # not possible here: its column stays empty
     printed = long[long["source"] == "printed"]
     upd = printed[(printed["row"] == "Cross-entropy loss, ResNet-IN: UpDown") & (printed["column"] == "BISON")]
@@ -186,6 +233,12 @@ def test_the_table6_command_refuses_cells_of_another_tower(tmp_path, capsys):
     )  # fmt: skip
     assert status == 2
     assert "towers ['clip_rn']" in capsys.readouterr().err
+    write_parquet(tmp_path / "clip.parquet", _cells("clip", 0).query("training == 'cross-entropy'"))
+    status = main(
+        ["bison-table6", "--cells", f"clip={tmp_path / 'clip.parquet'}", "--cells",
+         f"clip_rn={tmp_path / 'clip_rn.parquet'}", "--captioners", "{}", "--out-csv", str(tmp_path / "t.csv")]
+    )  # fmt: skip
+    assert status == 2 and "trainings ['cross-entropy']; expected" in capsys.readouterr().err
     assert not (tmp_path / "t.csv").exists()
 
 
@@ -200,5 +253,6 @@ def test_the_table6_command_writes_csv_md_and_tex(tmp_path):
          f"clip_rn={tmp_path / 'clip_rn.parquet'}", "--captioners", "{}", "--out-csv", str(tmp_path / "t.csv")]
     ) == 0  # fmt: skip
     md = (tmp_path / "t.md").read_text()
-    assert "BISON Table 6" in md and "world, clip_rn features: UpDown" in md and "ResNeXt-IG-3.5B: UpDown" in md
+    assert "BISON Table 6" in md and "world, self-critical, clip_rn features: UpDown" in md
+    assert "Self-critical sequence loss, ResNeXt-IG-3.5B: UpDown" in md
     assert (tmp_path / "t.tex").stat().st_size > 0

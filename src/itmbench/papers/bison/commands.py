@@ -321,10 +321,16 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
     frames = []
     for tower, path in args.cells:
         frame = read_parquet_checked(path, feature_captioners.CELL_COLUMNS, f"Table 6's cells of {tower}")
-        if set(frame["tower"]) != {tower} or list(dict.fromkeys(frame["system"])) != list(captioners["systems"]):
+        trainings = list(feature_captioners.TRAININGS[: 2 if captioners["scst_epochs"] else 1])
+        got = (
+            sorted(set(frame["tower"])),
+            list(dict.fromkeys(frame["system"])),
+            list(dict.fromkeys(frame["training"])),
+        )
+        if got != ([tower], list(captioners["systems"]), trainings):
             raise InputError(
-                f"{path}: towers {sorted(set(frame['tower']))} and systems {list(dict.fromkeys(frame['system']))}; "
-                f"expected tower {tower} and systems {list(captioners['systems'])}"
+                f"{path}: towers {got[0]}, systems {got[1]}, trainings {got[2]}; expected tower {tower}, systems "
+                f"{list(captioners['systems'])} and trainings {trainings} (params bison_captioners)"
             )
         frames.append(frame)
     if [t for t, _ in args.cells] != list(captioners["towers"]):
@@ -344,12 +350,18 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
     title = (
         f"BISON Table 6 ({SOURCE_LABELS[args.source]}): the printed captioning systems (ResNet-IN and ResNeXt-IG-3.5B "
         "features, cross-entropy and self-critical training; captioning scores on COCO validation, Human on the COCO "
-        "test set) and beneath them ShowTell, ShowAttTell and UpDown trained with cross-entropy on each world tower's "
+        "test set) and beneath them ShowTell, ShowAttTell and UpDown trained on each world tower's "
         f"frozen grid features ({', '.join(captioners['towers'])}): one greedy caption per image of the "
         f"{captioners['caption_split']} split scored by pycocoevalcap against the image's captions (BLEU-4: corpus; "
         f"CIDEr-D and METEOR: mean over images), x100, {100 * score['confidence']:g}% bootstrap intervals over images; "
-        "BISON: accuracy by the length-normalised log-likelihood of the query (Wilson). Self-critical training is not "
-        f"built in the world. SPICE: not possible here ({NOT_POSSIBLE['spice']})"
+        "BISON: accuracy by the length-normalised log-likelihood of the query (Wilson). "
+        + (
+            f"Self-critical: each cross-entropy system fine-tuned by SCST for {captioners['scst_epochs']} epochs "
+            "(reward CIDEr-D over the greedy caption's, IDF over the train split's references). "
+            if captioners["scst_epochs"]
+            else "Self-critical training not run (bison_captioners.scst_epochs 0). "
+        )
+        + f"SPICE: not possible here ({NOT_POSSIBLE['spice']})"
         + (ANALOGUE_NOTE if "tuple_f1" in metrics else "")
     )
     write_table_set(long, args.out_csv, title, row_header="system", decimals=2)

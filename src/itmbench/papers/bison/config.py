@@ -80,6 +80,7 @@ class BisonCaptionersConfig:
     embed: int
     hidden: int
     epochs: int
+    scst_epochs: int
     batch_size: int
     lr: float
     max_len: int
