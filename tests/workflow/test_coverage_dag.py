@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from itmbench.papers.coverage import is_released_path, load_coverage
-from itmbench.papers.registry import PAPERS
+from itmbench.papers.registry import PAPERS, named_target_items
 
 
 @pytest.fixture(scope="module")
@@ -14,13 +14,15 @@ def planned(tiny_world_plan_with_mirror, tiny_world_plan):
     return {"mirror": tiny_world_plan_with_mirror, "no mirror": tiny_world_plan}
 
 
-def _regenerated_paths(released: bool) -> dict[str, tuple[str, str]]:
-    """Every output a regenerated item names for the world source -> (paper, item)."""
+def _regenerated_paths(released: bool, named: bool = False) -> dict[str, tuple[str, str]]:
+    """Every output a regenerated item names for the world source -> (paper, item): the default run's items, or
+    (`named`) those a named target regenerates (the registry's `named_targets`)."""
+    targets = named_target_items()
     return {
         path: (paper, item.item)
         for paper in PAPERS
         for item in load_coverage(paper)
-        if item.regenerated
+        if item.regenerated and ((paper, item.item) in targets) == named
         for path in item.paths("world", released=released)
     }
 
@@ -39,8 +41,19 @@ def test_the_index_reads_every_coverage_output_and_without_a_mirror_no_released_
         inputs = set(index["input"])
         expected = set(_regenerated_paths(released=released))
         assert expected <= inputs, (name, sorted(expected - inputs))
+        named = set(_regenerated_paths(released=released, named=True))
+        assert named and not named & inputs, (name, sorted(named & inputs))  # a named target's: not the default's
         assert "results/world/tables/claims/claims.csv" in inputs
         if not released:  # a run without a mirror fetches nothing from the canonical URLs
             assert not any(is_released_path(p) or p.startswith("reports/released") for p in inputs)
             outputs = {path for job in planned[name] for path in job["output"]}
             assert not any(p.startswith("data/raw/") for p in outputs), "fetches planned without a mirror"
+
+
+def test_a_named_targets_items_are_no_output_of_the_default_run(planned):
+    """The registry's named targets: none of their items' files is planned by the default run (the files are the
+    named rule's: tests/workflow/test_bison_table6_dag.py runs it)."""
+    outputs = {path for job in planned["mirror"] for path in job["output"]}
+    named = _regenerated_paths(released=True, named=True)
+    assert named and not set(named) & outputs, sorted(set(named) & outputs)
+    assert set(named_target_items().values()) == {"bison_table6"}

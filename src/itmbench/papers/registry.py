@@ -326,6 +326,9 @@ class Paper:
     # the files under results/released/ its package's `released_tables.write(raw, out)` writes from the released files
     # (rule released_paper_tables' outputs, beside the shared claims)
     released_outputs: tuple[str, ...] = ()
+    # its rules that a user names to build (docs/outputs.md, "Named targets"), for their CPU time: rule -> the coverage
+    # items it regenerates; the default run leaves them out (the index names those items without a link)
+    named_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # its package has a `commands` module whose `add_commands(add, sub)` registers its own `itmbench` subcommands
     # (its figures' and tables' computing and drawing, its sweeps): the CLI lists them through the registry
     commands: bool = False
@@ -356,6 +359,7 @@ PAPERS: dict[str, Paper] = {
         baselines=("bison_caption_metrics",),
         data_figures=("figure4", "figure6", "figure8", "figure9", "figure14"),
         data_tables=("table2", "table4", "figure4", "figure6", "figure8", "figure9", "figure14", "paired"),
+        named_targets={"bison_table6": ("Table 6",)},  # six captioner trainings (papers/bison/feature_captioners.py)
         claims_order=5,
         prediction_formats=("bison",),
         prediction_options=(
@@ -503,3 +507,8 @@ def prediction_paper(kind: str) -> str:
     if kind not in PREDICTION_FORMATS:
         raise ValueError(f"unknown prediction kind {kind!r}; expected ranked or one of {sorted(PREDICTION_FORMATS)}")
     return PREDICTION_FORMATS[kind]
+
+
+def named_target_items() -> dict[tuple[str, str], str]:
+    """(paper, coverage item) -> the named target that regenerates it, outside the default run."""
+    return {(p.name, item): rule for p in PAPERS.values() for rule, items in p.named_targets.items() for item in items}

@@ -35,9 +35,9 @@ REPORT_TABLE_OPTIONS = {}
 BUILD_SECTIONS = {}
 BUILD_EXTRA_INPUTS = {}
 REPORT_EXTRA_INPUTS = {}
-# A paper's rules built only when a user names them (docs/outputs.md, "Named targets"), for their CPU time: what
-# they write is no input of the index, so the default run leaves them out (its helpers/papers/<paper>.smk adds them).
-NAMED_TARGET_RULES = set()
+# The papers' rules built only when a user names them (the registry's `named_targets`; docs/outputs.md, "Named
+# targets"), for their CPU time: what they write is no input of the index, so the default run leaves them out.
+NAMED_TARGET_RULES = {rule for entry in PAPER_ENTRIES.values() for rule in entry.named_targets}
 
 
 def get_report_table_options(paper):

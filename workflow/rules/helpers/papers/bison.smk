@@ -158,4 +158,3 @@ def bison_table_options():
 
 
 REPORT_TABLE_OPTIONS["bison"] = bison_table_options
-NAMED_TARGET_RULES.add("bison_table6")  # Table 6's six captioner trainings: `snakemake bison_table6`
