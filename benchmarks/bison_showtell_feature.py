@@ -29,6 +29,7 @@ COLUMNS = {"bleu4": "BLEU-4", "cider_d": "CIDEr", "meteor": "METEOR", "bison": "
 @torch.no_grad()
 def pooled_features(encoder, images: np.ndarray, batch_size: int = 256) -> torch.Tensor:
     """The tower's own image feature (before normalisation) as a one-region grid [N, 1, D]."""
+    encoder.model.eval()  # a ResNet's batch norms read their running statistics, not the batch's
     visual = encoder.model.visual
     out = [visual(encoder.image_tensor(images[s : s + batch_size])).float() for s in range(0, len(images), batch_size)]
     return torch.cat(out)[:, None, :]
@@ -56,13 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     run = Path(args.run)
     params = yaml.safe_load(Path(args.params).read_text())
-    cfg = make_config(BisonCaptionersConfig, {**params["bison_captioners"], "systems": ["showtell"]})
+    # the cross-entropy block only: the question is what ShowTell learns from each feature, before any fine-tune
+    cfg = make_config(BisonCaptionersConfig, {**params["bison_captioners"], "systems": ["showtell"], "scst_epochs": 0})
     captions = pd.read_parquet(run / "data/world/items/captions.parquet")
     annotations = canonical.read(run / "data/world/bison")["annotations"]
     metrics = [m for m in params["bison_caption_metrics"]["metrics"] if m in COLUMNS]
     lines = [
         "**ShowTell on each tower's grid mean and on its pooled feature** (params.yaml bison_captioners, "
-        f"{cfg.epochs} epochs; captioning scores on the {cfg.caption_split} split, x100; BISON on the "
+        f"{cfg.epochs} cross-entropy epochs; captioning scores on the {cfg.caption_split} split, x100; BISON on the "
         f"{params['bison']['split']} split; 95% intervals)",
         "",
         "| tower | image feature | " + " | ".join(COLUMNS[m] for m in [*metrics, "bison"]) + " | CPU s |",

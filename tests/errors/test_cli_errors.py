@@ -114,6 +114,9 @@ INPUTS: dict[str, list[str]] = {
     + ["--out", "{out}.parquet"],
     "bison-table4": ["--generated", "coca={in}", "--bison", "coca={in}", "--captions", "{in}", "--out-csv"]
     + ["{out}.csv"],
+    "bison-feature-captioners": ["--tower", "clip", "--spec", SPEC_CLIP, "--items", "{in}", "--captions", "{in}"]
+    + ["--bench", "{in}", "--captioners", "{}", "--out", "{out}.parquet"],
+    "bison-table6": ["--cells", "clip={in}", "--captioners", '{"towers": ["clip"]}', "--out-csv", "{out}.csv"],
     "bison-perturbation-scores": ["--model", "random", "--spec", '{"family": "random"}', "--items", "{in}"]
     + ["--bench", "{in}", "--captions", "{in}", "--out", "{out}.parquet"],
     "notebook": ["--notebook", "{in}", "--out", "{out}.html"],

@@ -14,7 +14,6 @@ import torch
 from itmbench.models.captioner import END, PAD, START, WordTokenizer
 from itmbench.models.registry import build_encoder
 from itmbench.models.spec import model_spec
-from itmbench.papers.bison import captioning
 from itmbench.papers.bison import feature_captioners as fc
 from itmbench.papers.bison.config import BisonCaptionersConfig
 from itmbench.papers.published import published_wide
@@ -46,11 +45,13 @@ def test_a_vit_grid_is_its_class_token_then_its_patches_as_its_pooling_reads_the
 def test_a_resnet_grid_is_the_map_its_attention_pool_reads():
     enc = _encoder(ARCHS["resnet"])
     visual = enc.model.visual
-    grid = fc.grid_features(enc, _images())
+    grid = fc.grid_features(enc, _images(), batch_size=2)  # batches of two and one: the features are each image's own
     side = int(math.isqrt(grid.shape[1]))
     assert grid.shape == (3, 4, 8 * 32) and side * side == grid.shape[1]
     fmap = grid.transpose(1, 2).reshape(3, -1, side, side)
+    assert not enc.model.training  # batch norms on their running statistics
     torch.testing.assert_close(visual.attnpool(fmap), visual(enc.image_tensor(_images())))
+    torch.testing.assert_close(fc.grid_features(enc, _images()[2:]), grid[2:])
 
 
 def test_a_tower_of_another_kind_is_refused():
@@ -204,7 +205,7 @@ def _cells(tower: str, shift: float) -> pd.DataFrame:
 
 def test_table6_lays_the_world_systems_under_the_printed_blocks():
     published = {b: published_wide("bison", "Table 6", b) for b in ("Cross-entropy loss, ResNet-IN", "")}
-    long = captioning.table6_long(pd.concat([_cells("clip", 0), _cells("clip_rn", 5)]), published, {"clip": "ViT"})
+    long = fc.table6_long(pd.concat([_cells("clip", 0), _cells("clip_rn", 5)]), published, {"clip": "ViT"})
     world = long[long["block"] == "world"]
     assert list(dict.fromkeys(world["row"])) == [  # the paper's blocks: the loss, then the features
         f"world, {training}, {tower} features: {system}"

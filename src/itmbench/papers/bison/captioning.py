@@ -154,24 +154,6 @@ def printed_records(published: Mapping[str, pd.DataFrame]) -> list[tuple]:
     return records
 
 
-def table6_long(cells: pd.DataFrame, published: Mapping[str, pd.DataFrame], rows: Mapping[str, str]) -> pd.DataFrame:
-    """BISON Table 6: the printed systems and beneath them each world system on each tower's features, by training
-    as the paper's blocks (`cells`: `feature_captioners.tower_cells`' frames, in order), Table 4's columns."""
-    from itmbench.papers.bison.feature_captioners import SYSTEMS, TRAININGS
-
-    records = printed_records(published)
-    towers = list(dict.fromkeys(cells["tower"]))
-    for training, tower in ((t, w) for t in TRAININGS for w in towers):  # the paper's blocks: loss, then features
-        frame = cells[(cells["training"] == training) & (cells["tower"] == tower)]
-        for system, part in frame.groupby("system", sort=False):
-            label = f"world, {training}, {rows.get(tower, tower)} features: {SYSTEMS[system]}"
-            by = part.set_index("metric")
-            for column, metric in {**TABLE4_COLUMNS, "BISON": "bison"}.items():
-                value, lo, hi = by.loc[metric, ["value", "lo", "hi"]] if metric in by.index else (np.nan,) * 3
-                records.append((label, column, float(value), float(lo), float(hi), "world", tower))
-    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi", "block", "source"])
-
-
 # --- Figure 8: the captioning scores of correct and incorrect BISON predictions --------------------------------
 #
 # The paper (appendix, "Does BISON accuracy predict captioning scores?"): for each COCO-BISON example the

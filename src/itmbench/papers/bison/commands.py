@@ -310,7 +310,7 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
 
     from itmbench.errors import InputError
     from itmbench.metrics.captioning import NOT_POSSIBLE
-    from itmbench.papers.bison import captioning, feature_captioners
+    from itmbench.papers.bison import feature_captioners
     from itmbench.papers.published import published_wide
     from itmbench.params import validated_section
     from itmbench.reading import read_parquet_checked
@@ -345,7 +345,7 @@ def cmd_bison_table6(args: argparse.Namespace) -> None:
             "",
         )
     }
-    long = captioning.table6_long(pd.concat(frames, ignore_index=True), published, dict(args.rows))
+    long = feature_captioners.table6_long(pd.concat(frames, ignore_index=True), published, dict(args.rows))
     metrics = set(pd.concat(frames)["metric"])
     title = (
         f"BISON Table 6 ({SOURCE_LABELS[args.source]}): the printed captioning systems (ResNet-IN and ResNeXt-IG-3.5B "

@@ -39,13 +39,15 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 
 from itmbench.models.captioner import END, PAD, START, WordTokenizer, token_log_likelihoods
+from itmbench.papers.bison import captioning
 from itmbench.papers.bison.config import BisonCaptionersConfig
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ def grid_features(encoder, images: np.ndarray, batch_size: int = 256) -> torch.T
     """The image tower's last grid, float32 [N, regions, width]: a ViT's tokens after its last block and `ln_post`
     (the class token, which its pooling reads, then the patches), a ModifiedResNet's `layer4` cells (what its
     attention pool reads); `encoder` an `OpenClipEncoder`."""
+    encoder.model.eval()  # a ResNet's batch norms read their running statistics, not the batch's
     visual = encoder.model.visual
     out = []
     for start in range(0, len(images), batch_size):
@@ -345,9 +348,7 @@ def tower_cells(
     and its BISON accuracy on `annotations` (queries of `bison_split`; Wilson interval). A long frame of
     CELL_COLUMNS (metric 'bison' for the accuracy). `features(encoder, images)`: the regions read (default
     `grid_features`; benchmarks/bison_showtell_feature.py gives others)."""
-    import pandas as pd
-
-    from itmbench.papers.bison import captioning, queries
+    from itmbench.papers.bison import queries
     from itmbench.papers.bison.score import score_frame, summarize
 
     train = queries.split_captions(captions, "train", "the source's captions")
@@ -407,3 +408,19 @@ def tower_cells(
             log.info("%s %s (%s): %s", tower, system, training,
                      {m: round(v[0], 2) for m, v in cells.items()} | {"bison": round(entry["value"], 2)})  # fmt: skip
     return pd.DataFrame(records, columns=list(CELL_COLUMNS))
+
+
+def table6_long(cells: pd.DataFrame, published: Mapping[str, pd.DataFrame], rows: Mapping[str, str]) -> pd.DataFrame:
+    """BISON Table 6: the printed systems and beneath them each world system on each tower's features, by training
+    as the paper's blocks (`cells`: `tower_cells`' frames, in order), Table 4's columns."""
+    records = captioning.printed_records(published)
+    towers = list(dict.fromkeys(cells["tower"]))
+    for training, tower in ((t, w) for t in TRAININGS for w in towers):  # the paper's blocks: loss, then features
+        frame = cells[(cells["training"] == training) & (cells["tower"] == tower)]
+        for system, part in frame.groupby("system", sort=False):
+            label = f"world, {training}, {rows.get(tower, tower)} features: {SYSTEMS[system]}"
+            by = part.set_index("metric")
+            for column, metric in {**captioning.TABLE4_COLUMNS, "BISON": "bison"}.items():
+                value, lo, hi = by.loc[metric, ["value", "lo", "hi"]] if metric in by.index else (np.nan,) * 3
+                records.append((label, column, float(value), float(lo), float(hi), "world", tower))
+    return pd.DataFrame(records, columns=["row", "column", "value", "lo", "hi", "block", "source"])
