@@ -4,9 +4,9 @@ The paper (appendix D.2 and "Visual Features") trains ShowTell, ShowAttTell and 
 over the 7 x 7 x 2048 penultimate activations of two ConvNets (ResNet-IN, ResNeXt-IG-3.5B), reshaped to 49 regions,
 and reports their captioning scores and BISON accuracy (Table 6); ResNeXt-IG-3.5B's features raise every measure of
 every system. In the world the two feature sets are the frozen image towers of two trained world models
-(params `bison_captioners.towers`, by default `clip`'s ViT and `clip_rn`'s ResNet, Table 7's pair): their last
-grid before pooling (`grid_features`: the ViT's patch tokens after its last block and `ln_post`, the ResNet's
-`layer4` map), one region per patch or cell.
+(params `bison_captioners.towers`, by default `clip`'s ViT and `clip_rn`'s ResNet, Table 7's pair): the last
+grid their pooling reads (`grid_features`: the ViT's class and patch tokens after its last block and `ln_post`,
+the ResNet's `layer4` map, its batch norms on their running statistics), one region per token or cell.
 
 The systems, as the appendix describes them (`FeatureCaptioner`):
 
