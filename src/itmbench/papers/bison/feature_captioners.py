@@ -46,7 +46,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from itmbench.models.captioner import END, PAD, START, WordTokenizer, token_log_likelihoods
+from itmbench.models.captioner import END, PAD, SPECIALS, START, WordTokenizer, token_log_likelihoods, trim
 from itmbench.papers.bison import captioning
 from itmbench.papers.bison.config import BisonCaptionersConfig
 
@@ -218,7 +218,7 @@ def train_captioner(
         total, words = 0.0, 0
         for b in range(0, len(order), options.batch_size):
             idx = order[b : b + options.batch_size]
-            batch = _trim(tokens[idx])
+            batch = trim(tokens[idx])
             logits = model(features[rows[idx]], batch)
             labels = batch[:, 1:]
             loss = nn.functional.cross_entropy(
@@ -280,14 +280,9 @@ def self_critical(
     return model.eval()
 
 
-def _trim(tokens: torch.Tensor) -> torch.Tensor:
-    """The batch without the padding columns after its longest caption."""
-    return tokens[:, : max(int((tokens != PAD).sum(dim=1).max()), 2)]
-
-
 def decode(tokenizer: WordTokenizer, ids: torch.Tensor) -> list[str]:
     """Greedy word ids as text: the words before END (an unknown-word id reads as <unk>)."""
-    words = ["<pad>", "<start>", "<end>", "<unk>", *tokenizer.vocab]
+    words = [*SPECIALS, *tokenizer.vocab]
     out = []
     for row in ids.tolist():
         text = []
@@ -309,7 +304,7 @@ def log_likelihoods(
     """Length-normalised log-likelihood of texts[i] given features[i], float64."""
     out = []
     for b in range(0, len(texts), batch_size):
-        tokens = _trim(tokenizer(list(texts[b : b + batch_size])))
+        tokens = trim(tokenizer(list(texts[b : b + batch_size])))
         out.append(model.log_likelihood(features[b : b + batch_size], tokens).double().numpy())
     return np.concatenate(out) if out else np.zeros(0)
 
